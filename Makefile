@@ -1,0 +1,45 @@
+# warmsched — the two commands a new user needs (see README.md):
+#   make run    install what is missing, build, run the default experiment
+#   make test   install what is missing, build, run the test suite
+# Other targets: make build, make bench, make format, make clean, make deps.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+# CI builds with warnings as errors.
+ifneq ($(CI),)
+CMAKE_FLAGS += -DWARMSCHED_WERROR=ON
+endif
+DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-graph-dev \
+                catch2 libcli11-dev nlohmann-json3-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test build deps bench format clean
+
+run: build
+	./$(BUILD)/warmsched run configs/experiments/default.yaml
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
+	fi
+
+bench: build
+	./$(BUILD)/bench/cache_throughput
+	./$(BUILD)/warmsched probe c2c --platform genoa-9654-2s --sample 1000 --summary
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,269 @@
+// Last-level cache domain; see llc.h.
+#include "models/cache/llc.h"
+
+#include <cassert>
+
+namespace warmsched::models {
+namespace {
+inline std::uint64_t bit(unsigned port) { return 1ull << port; }
+inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__builtin_ctzll(mask)); }
+} // namespace
+
+llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
+    : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"), snoop_in("snoop_in"),
+      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed) {
+    assert(p.cores.size() <= 64);
+    cpu_side.register_b_transport(this, &llc::core_request);
+    snoop_in.register_b_transport(this, &llc::home_snoop);
+    domain_.reserve(tags_.capacity_lines() * 2);
+}
+
+std::uint64_t llc::holder_ports(std::uint64_t line) const {
+    auto it = domain_.find(line);
+    return it == domain_.end() ? 0 : it->second.ports;
+}
+
+void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    mem_txn& t = *gp.get_extension<mem_txn>();
+    const unsigned p = static_cast<unsigned>(port);
+    switch (t.op) {
+    case mem_op::get_shared: delay += ps_time(read(p, t, delay)); break;
+    case mem_op::get_exclusive:
+    case mem_op::upgrade: delay += ps_time(write(p, t, delay)); break;
+    case mem_op::put: put(p, t, delay); break;
+    default: assert(false && "unexpected request at the LLC");
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
+    const std::uint64_t line = t.line;
+    ps_t lat = p_.latency_ps;
+    auto it = domain_.find(line);
+    if (it != domain_.end()) {
+        domain_line& d = it->second;
+        const std::uint64_t others = d.ports & ~bit(port);
+        const int way = tags_.find(line);
+        if (way >= 0) {
+            ++stats_.hits;
+            tags_.touch(line, way);
+            const line_state s = tags_.state(line, way);
+            t.source = mem_source::llc;
+            if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
+                tags_.invalidate(line); // the line moves up to the core, dirtiness with it
+                t.granted = s == line_state::modified ? line_state::modified
+                            : d.exclusive           ? line_state::exclusive
+                                                    : line_state::shared;
+            } else {
+                t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
+            }
+            d.ports |= bit(port);
+            return lat;
+        }
+        if (others) { // another core under this LLC has it
+            ++stats_.hits;
+            ++stats_.peer_supplies;
+            bool dirty = false;
+            snoop_core(lowest(others), mem_op::snoop_shared, line, dirty);
+            d.ports |= bit(port);
+            t.source = mem_source::peer_cache;
+            t.granted = line_state::shared;
+            lat += p_.peer_snoop_ps;
+            if (dirty) insert(line, line_state::modified, at + ps_time(lat)); // the dirty data stays in the LLC
+            return lat;
+        }
+    }
+    ++stats_.misses;
+    mem_txn reply;
+    lat += to_home(mem_op::get_shared, line, t, at + ps_time(lat), reply);
+    t.source = reply.source;
+    t.granted = reply.granted;
+    domain_line& d = domain_[line];
+    d.ports |= bit(port);
+    d.exclusive = reply.granted != line_state::shared;
+    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
+        insert(line, reply.granted, at + ps_time(lat));
+    return lat;
+}
+
+ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
+    const std::uint64_t line = t.line;
+    ps_t lat = p_.latency_ps;
+    const bool core_had_data = t.op == mem_op::upgrade;
+    bool have_data = core_had_data;
+    bool exclusive = false;
+    t.source = mem_source::llc;
+    auto it = domain_.find(line);
+    if (it != domain_.end()) {
+        domain_line& d = it->second;
+        exclusive = d.exclusive;
+        std::uint64_t others = d.ports & ~bit(port);
+        if (others) {
+            ++stats_.peer_supplies;
+            if (!have_data) t.source = mem_source::peer_cache;
+            lat += p_.peer_snoop_ps;
+            have_data = true;
+            for (; others; others &= others - 1) {
+                bool dirty = false;
+                snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
+            }
+        }
+        const int way = tags_.find(line);
+        if (way >= 0) {
+            have_data = true;
+            if (p_.inclusion == platform::inclusion_policy::inclusive)
+                tags_.set_state(line, way, line_state::modified);
+            else
+                tags_.invalidate(line); // the writer's copy is the only valid one now
+        }
+        d.ports = bit(port);
+    }
+    if (exclusive) {
+        ++stats_.hits;
+        t.granted = line_state::modified;
+        return lat;
+    }
+    if (have_data) ++stats_.upgrades; else ++stats_.misses;
+    mem_txn reply;
+    lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, t, at + ps_time(lat), reply);
+    if (!have_data || core_had_data) t.source = reply.source;
+    domain_line& d = domain_[line];
+    d.ports = bit(port);
+    d.exclusive = true;
+    t.granted = line_state::modified;
+    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
+        insert(line, line_state::modified, at + ps_time(lat));
+    return lat;
+}
+
+void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
+    const std::uint64_t line = t.line;
+    auto it = domain_.find(line);
+    assert(it != domain_.end());
+    it->second.ports &= ~bit(port);
+    const bool exclusive = it->second.exclusive;
+    const int way = tags_.find(line);
+    if (way >= 0) {
+        if (t.dirty) tags_.set_state(line, way, line_state::modified);
+        tags_.touch(line, way);
+        return;
+    }
+    assert(p_.inclusion != platform::inclusion_policy::inclusive);
+    ++stats_.victim_fills;
+    insert(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
+}
+
+void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+    const int way = tags_.find(line);
+    if (way >= 0) {
+        if (s == line_state::modified) tags_.set_state(line, way, s);
+        tags_.touch(line, way);
+        return;
+    }
+    const tag_array::victim v = tags_.insert(line, s);
+    if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
+}
+
+void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+    ++stats_.evictions;
+    auto it = domain_.find(line);
+    assert(it != domain_.end());
+    bool dirty = s == line_state::modified;
+    if (p_.inclusion == platform::inclusion_policy::inclusive) { // back-invalidate the cores
+        for (std::uint64_t ports = it->second.ports; ports; ports &= ports - 1) {
+            bool d = false;
+            if (snoop_core(lowest(ports), mem_op::snoop_invalidate, line, d)) ++stats_.invalidations;
+            dirty = dirty || d;
+        }
+        it->second.ports = 0;
+    }
+    if (dirty) ++stats_.writebacks;
+    if (it->second.ports == 0) { // the domain no longer holds the line
+        domain_.erase(it);
+        notify_home(mem_op::put, line, dirty, at);
+    } else if (dirty) {
+        notify_home(mem_op::writeback, line, true, at);
+    }
+}
+
+bool llc::snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty) {
+    snoop_.txn.op = op;
+    snoop_.txn.line = line;
+    snoop_.txn.had_line = false;
+    snoop_.txn.dirty = false;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    snoop_out[port]->b_transport(snoop_.gp, d);
+    dirty = snoop_.txn.dirty;
+    return snoop_.txn.had_line;
+}
+
+ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at, mem_txn& reply) {
+    home_.txn.op = op;
+    home_.txn.line = line;
+    home_.txn.cpu = from.cpu;
+    home_.txn.core = from.core;
+    home_.txn.llc = p_.index;
+    home_.txn.issue_ps = from.issue_ps;
+    home_.txn.target = addresses_.home(line, p_.node);
+    home_.txn.dirty = false;
+    home_.txn.data_direct = false;
+    home_.txn.granted = line_state::invalid;
+    sc_core::sc_time d = at;
+    mem_side->b_transport(home_.gp, d);
+    reply = home_.txn;
+    return (d - at).value();
+}
+
+void llc::notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
+    notify_.txn.op = op;
+    notify_.txn.line = line;
+    notify_.txn.llc = p_.index;
+    notify_.txn.target = addresses_.home(line, p_.node);
+    notify_.txn.dirty = dirty;
+    sc_core::sc_time d = at; // posted: off the requester's critical path
+    mem_side->b_transport(notify_.gp, d);
+}
+
+void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    mem_txn& t = *gp.get_extension<mem_txn>();
+    const std::uint64_t line = t.line;
+    ++stats_.snoops;
+    ps_t lat = p_.latency_ps;
+    auto it = domain_.find(line);
+    t.had_line = it != domain_.end();
+    t.dirty = false;
+    if (!t.had_line) {
+        delay += ps_time(lat);
+        return;
+    }
+    const bool invalidate = t.op == mem_op::snoop_invalidate;
+    bool dirty = false;
+    const int way = tags_.find(line);
+    if (way >= 0) {
+        dirty = tags_.state(line, way) == line_state::modified;
+        if (invalidate) {
+            tags_.invalidate(line);
+            ++stats_.invalidations;
+        } else {
+            tags_.set_state(line, way, line_state::shared);
+        }
+    }
+    bool from_core = false;
+    for (std::uint64_t ports = it->second.ports; ports; ports &= ports - 1) {
+        bool d = false;
+        if (snoop_core(lowest(ports), t.op, line, d)) {
+            from_core = from_core || way < 0 || d;
+            dirty = dirty || d;
+        }
+    }
+    if (from_core) lat += p_.peer_snoop_ps;
+    if (invalidate)
+        domain_.erase(it);
+    else
+        it->second.exclusive = false;
+    t.dirty = dirty;
+    delay += ps_time(lat);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+} // namespace warmsched::models

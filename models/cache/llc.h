@@ -1,0 +1,87 @@
+// A last-level cache and the cores under it (an AMD CCX, an Intel socket or sub-NUMA cluster, a
+// Clovertown die): the shared tag array, a record of which of its cores hold each line privately (the
+// snoop filter / core-valid bits), and the domain's coherence standing with the home directory
+// (exclusive or shared). Requests its cores cannot serve go to the line's home directory through the
+// fabric; snoops from the directory come back in. The inclusion policy decides what is filled where:
+//   inclusive      fill on every miss; an eviction back-invalidates the cores (Intel Haswell)
+//   non_inclusive  filled by lines the cores evict; keeps lines on hits (Intel Skylake-SP and later)
+//   victim         filled by lines the cores evict; a hit moves the line up to the core (AMD Zen)
+// Not modelled: slices and their hashing, prefetchers, the LLC's own bandwidth.
+#pragma once
+
+#include "models/cache/cache_stats.h"
+#include "models/cache/tag_array.h"
+#include "models/common/mem_txn.h"
+#include "models/memory/address_map.h"
+#include "platforms/platform_params.h"
+
+#include <systemc>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <unordered_map>
+
+namespace warmsched::models {
+
+struct llc_params {
+    unsigned index = 0;
+    unsigned node = 0;          // NUMA node (first-touch placement of pages it misses on)
+    std::vector<unsigned> cores; // global index of the core on each cpu_side port
+    std::uint64_t size = 0;
+    unsigned associativity = 16;
+    unsigned line_size = 64;
+    ps_t latency_ps = 0;        // load-to-use latency of a hit
+    ps_t peer_snoop_ps = 0;     // extra when another core's private cache supplies the line
+    platform::inclusion_policy inclusion = platform::inclusion_policy::inclusive;
+    bool random_replacement = false;
+    std::uint64_t seed = 1;
+};
+
+class llc : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<llc> cpu_side;       // requests and evictions from cores
+    tlm_utils::multi_passthrough_initiator_socket<llc> snoop_out;   // snoops to the cores (same port order)
+    tlm_utils::simple_initiator_socket<llc> mem_side;                // requests to home directories
+    tlm_utils::simple_target_socket<llc> snoop_in;                   // snoops from home directories
+
+    llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses);
+
+    const llc_params& params() const { return p_; }
+    const cache_stats& stats() const { return stats_; }
+    const tag_array& tags() const { return tags_; }
+    // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
+    bool holds(std::uint64_t line) const { return domain_.count(line) != 0; }
+    std::uint64_t holder_ports(std::uint64_t line) const;
+
+private:
+    struct domain_line {
+        std::uint64_t ports = 0; // cores holding the line privately (bit per cpu_side port)
+        bool exclusive = false;  // the home directory granted this domain E or M
+    };
+
+    void core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    void home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+    ps_t read(unsigned port, mem_txn& t, const sc_core::sc_time& at);
+    ps_t write(unsigned port, mem_txn& t, const sc_core::sc_time& at);
+    void put(unsigned port, const mem_txn& t, const sc_core::sc_time& at);
+    // Inserts a line into the tag array and deals with the line it displaces.
+    void insert(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    void evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // Snoops one core; returns whether it held the line and sets `dirty`.
+    bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);
+    // A request to the line's home directory; returns its latency.
+    ps_t to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at, mem_txn& reply);
+    void notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at);
+
+    llc_params p_;
+    address_map& addresses_;
+    tag_array tags_;
+    std::unordered_map<std::uint64_t, domain_line> domain_;
+    cache_stats stats_;
+    txn_payload home_, notify_, snoop_;
+};
+
+} // namespace warmsched::models

@@ -1,0 +1,81 @@
+// A set-associative array of cache-line tags with a coherence state per line and a replacement policy
+// (true LRU by access stamps, or random from a seeded generator). It holds real line addresses (address /
+// line size) and knows nothing about the hierarchy around it: callers decide what a hit, a fill or an
+// eviction means. Data values are not stored; the model tracks where lines are, not what they hold.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace warmsched::models {
+
+// MESI state of one cached copy. `invalid` means "not present".
+enum class line_state : std::uint8_t { invalid = 0, shared, exclusive, modified };
+
+class tag_array {
+public:
+    static constexpr std::uint64_t no_line = ~0ull;
+
+    struct victim {
+        std::uint64_t line = no_line; // no_line when the fill used a free way
+        line_state state = line_state::invalid;
+    };
+
+    tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,
+              std::uint64_t seed);
+
+    // Way index of `line` or -1. find() does not update replacement state; touch() does.
+    int find(std::uint64_t line) const {
+        const std::size_t base = set_of(line) * assoc_;
+        for (unsigned w = 0; w < assoc_; ++w)
+            if (tags_[base + w] == line) return static_cast<int>(w);
+        return -1;
+    }
+    void touch(std::uint64_t line, int way) { stamps_[set_of(line) * assoc_ + way] = next_stamp(); }
+    line_state state(std::uint64_t line, int way) const { return states_[set_of(line) * assoc_ + way]; }
+    void set_state(std::uint64_t line, int way, line_state s) { states_[set_of(line) * assoc_ + way] = s; }
+
+    // Looks up and, on a hit, marks the line most recently used. Returns the state (invalid on a miss).
+    line_state access(std::uint64_t line) {
+        const std::size_t base = set_of(line) * assoc_;
+        for (unsigned w = 0; w < assoc_; ++w)
+            if (tags_[base + w] == line) {
+                stamps_[base + w] = next_stamp();
+                return states_[base + w];
+            }
+        return line_state::invalid;
+    }
+
+    // Inserts a line that is not present, evicting by the replacement policy when the set is full.
+    victim insert(std::uint64_t line, line_state s);
+    // Removes a line; returns its state (invalid if it was absent).
+    line_state invalidate(std::uint64_t line);
+
+    std::uint64_t num_sets() const { return sets_; }
+    unsigned associativity() const { return assoc_; }
+    std::uint64_t capacity_lines() const { return sets_ * assoc_; }
+    std::uint64_t occupancy() const; // valid lines (for tests and stats)
+
+private:
+    std::uint32_t next_stamp() {
+        if (clock_ == UINT32_MAX) renumber_stamps();
+        return ++clock_;
+    }
+    void renumber_stamps();
+    std::size_t set_of(std::uint64_t line) const {
+        return static_cast<std::size_t>(pow2_ ? (line & (sets_ - 1)) : (line % sets_));
+    }
+
+    std::uint64_t sets_;
+    unsigned assoc_;
+    bool pow2_;
+    bool random_;
+    std::uint32_t clock_ = 0;
+    std::vector<std::uint64_t> tags_;
+    std::vector<std::uint32_t> stamps_;
+    std::vector<line_state> states_;
+    std::mt19937_64 rng_;
+};
+
+} // namespace warmsched::models

@@ -1,0 +1,73 @@
+// The coherence directory at one home (one per memory controller): for every line homed here that some
+// LLC holds, which LLCs hold it and whether one of them owns it exclusively (E or M). A read of a line
+// owned or shared elsewhere is served cache-to-cache (the owner, or the nearest sharer, forwards the line
+// straight to the requester: a 3-hop transfer); a write invalidates every other copy; only a line no
+// LLC holds is read from memory. Dirty lines are written back to memory when downgraded or evicted.
+// Capacity limits of real probe filters and their back-invalidations are not modelled.
+#pragma once
+
+#include "models/common/mem_txn.h"
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace warmsched::models {
+
+struct directory_params {
+    unsigned index = 0;                 // home = memory controller index
+    unsigned node = 0;                  // NUMA node of this home
+    ps_t lookup_ps = 0;                 // directory lookup latency
+    std::vector<unsigned> llc_socket;   // socket of each LLC (to classify transfers)
+    std::vector<unsigned> llc_node;     // NUMA node of each LLC
+};
+
+struct directory_stats {
+    std::uint64_t requests = 0;
+    std::uint64_t memory_reads = 0;
+    std::uint64_t memory_writes = 0;
+    std::uint64_t forwards = 0;       // cache-to-cache transfers ordered
+    std::uint64_t invalidations = 0;  // invalidations sent
+};
+
+class directory : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<directory> fabric_side;     // requests from LLCs
+    tlm_utils::simple_initiator_socket<directory> snoop_out;    // snoops to LLCs, through the fabric
+    tlm_utils::simple_initiator_socket<directory> memory_side;  // to the memory controller
+
+    // `distance(a, b)`: fabric latency between LLCs a and b (to pick the nearest sharer).
+    directory(const sc_core::sc_module_name& name, const directory_params& p,
+              std::function<ps_t(unsigned, unsigned)> distance);
+
+    const directory_stats& stats() const { return stats_; }
+    // Sharer mask and owner (-1: none) of a line, for tests.
+    std::uint64_t sharers(std::uint64_t line) const;
+    int owner(std::uint64_t line) const;
+
+private:
+    struct entry {
+        std::uint64_t sharers = 0;
+        int owner = -1;
+    };
+
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    void get_shared(mem_txn& t, sc_core::sc_time& delay);
+    void get_exclusive(mem_txn& t, sc_core::sc_time& delay);
+    // Snoops LLC `target`; with `forward` it sends the line to the requester. Returns the snoop's reply.
+    const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward, sc_core::sc_time& delay);
+    void memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay);
+    mem_source remote_source(unsigned from_llc, unsigned to_llc) const;
+
+    directory_params p_;
+    std::function<ps_t(unsigned, unsigned)> distance_;
+    std::unordered_map<std::uint64_t, entry> lines_;
+    directory_stats stats_;
+    txn_payload snoop_, mem_;
+};
+
+} // namespace warmsched::models

@@ -1,0 +1,88 @@
+// The memory transaction that travels through the hierarchy as a TLM-2.0 generic-payload extension:
+// the operation at each hop (a hart's load or store, a core's request to its LLC, an LLC's request to the
+// home directory, a directory's snoop to an LLC or a core, a write-back), who asked, and the answer --
+// the coherence state granted and where the data came from. Times are picoseconds; the TLM annotated
+// delay carries the latency. One payload per initiator is reused for every transaction (no allocation).
+#pragma once
+
+#include "models/cache/tag_array.h"
+
+#include <tlm.h>
+
+#include <cstdint>
+
+namespace warmsched::models {
+
+using ps_t = std::uint64_t; // picoseconds
+
+enum class mem_op : std::uint8_t {
+    // hart -> core
+    load,
+    store,
+    atomic, // locked read-modify-write
+    // core -> LLC, LLC -> home directory
+    get_shared,    // read miss
+    get_exclusive, // write miss (read for ownership)
+    upgrade,       // write to a line held shared
+    put,           // eviction notice (dirty -> carries data)
+    writeback,     // dirty data to memory, the sender keeps the line
+    // home directory -> LLC, LLC -> core
+    snoop_shared,     // downgrade to shared, supply data
+    snoop_invalidate, // give up the line, supply data if dirty
+    // directory -> memory controller
+    mem_read,
+    mem_write,
+};
+
+// Where the data of an access was found, from the requesting core's point of view.
+enum class mem_source : std::uint8_t {
+    l1,
+    l2,
+    peer_cache,   // another core's private cache under the same LLC
+    llc,          // own LLC
+    remote_llc,   // another LLC in the same socket
+    remote_socket, // an LLC in another socket
+    local_memory,
+    remote_memory,
+    count
+};
+const char* to_string(mem_source s);
+
+struct mem_txn : tlm::tlm_extension<mem_txn> {
+    mem_op op = mem_op::load;
+    std::uint64_t line = 0;   // line address (byte address / line size)
+    std::uint32_t cpu = 0;    // requesting hardware thread (Linux CPU number)
+    std::uint32_t core = 0;   // requesting core
+    std::uint32_t llc = 0;    // requesting LLC
+    std::uint32_t target = 0; // fabric destination: directory (home) or LLC index
+    bool dirty = false;       // put/snoop: the data is dirty
+    ps_t issue_ps = 0;        // absolute time the hart issued the access
+
+    // Response.
+    line_state granted = line_state::invalid;
+    mem_source source = mem_source::l1;
+    bool had_line = false;      // snoop: the target held the line
+    bool data_direct = false;   // the data went straight from a third cache to the requester
+
+    tlm::tlm_extension_base* clone() const override { return new mem_txn(*this); }
+    void copy_from(const tlm::tlm_extension_base& other) override {
+        *this = static_cast<const mem_txn&>(other);
+    }
+};
+
+// A generic payload with its mem_txn extension attached for its whole life. The payload does not own
+// the extension (it is a member here), so it is detached before the payload's destructor would free it.
+struct txn_payload {
+    tlm::tlm_generic_payload gp;
+    mem_txn txn;
+    txn_payload() { gp.set_extension(&txn); }
+    ~txn_payload() { gp.clear_extension(&txn); }
+    txn_payload(const txn_payload&) = delete;
+    txn_payload& operator=(const txn_payload&) = delete;
+};
+
+// Absolute time of a transaction given the SystemC time and the annotated delay.
+inline ps_t abs_ps(const sc_core::sc_time& delay) { return (sc_core::sc_time_stamp() + delay).value(); }
+inline sc_core::sc_time ps_time(ps_t ps) { return sc_core::sc_time::from_value(ps); }
+
+} // namespace warmsched::models

@@ -1,0 +1,154 @@
+// Core with private caches; see core.h.
+#include "models/cpu/core.h"
+
+#include <cassert>
+
+namespace warmsched::models {
+
+core::core(const sc_core::sc_module_name& name, const core_module_params& p)
+    : sc_module(name), cpu_side("cpu_side"), llc_side("llc_side"), snoop_side("snoop_side"), p_(p) {
+    for (std::size_t i = 0; i < p.levels.size(); ++i) {
+        const auto& l = p.levels[i];
+        levels_.emplace_back(l.size, l.associativity, l.line_size, l.random_replacement, p.seed * 131 + i);
+        latency_.push_back(l.latency_ps);
+    }
+    stats_.resize(levels_.size());
+    cpu_side.register_b_transport(this, &core::b_transport);
+    snoop_side.register_b_transport(this, &core::snoop);
+}
+
+void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    mem_txn* t = gp.get_extension<mem_txn>();
+    assert(t);
+    delay += ps_time(access(*t, delay));
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
+    const std::uint64_t line = t.line;
+    const bool write = t.op != mem_op::load;
+    const ps_t atomic = t.op == mem_op::atomic ? p_.atomic_ps : 0;
+    const unsigned n = num_levels();
+    for (unsigned lv = 0; lv < n; ++lv) {
+        tag_array& tags = levels_[lv];
+        const int way = tags.find(line);
+        if (way < 0) {
+            ++stats_[lv].misses;
+            continue;
+        }
+        tags.touch(line, way);
+        ++stats_[lv].hits;
+        const line_state s = tags.state(line, way);
+        t.source = lv == 0 ? mem_source::l1 : mem_source::l2;
+        ps_t lat = latency_[lv];
+        if (write && s == line_state::shared) { // need ownership: invalidate the other copies
+            ++stats_[lv].upgrades;
+            lat = request(mem_op::upgrade, line, t, delay);
+            t.source = down_.txn.source;
+            set_state_all(line, line_state::modified);
+        } else if (write && s == line_state::exclusive) {
+            set_state_all(line, line_state::modified);
+        }
+        if (lv > 0) // bring the line into the levels above
+            for (int up = static_cast<int>(lv) - 1; up >= 0; --up) {
+                const line_state st = levels_[lv].state(line, levels_[lv].find(line));
+                tag_array::victim v = levels_[up].insert(line, st);
+                if (v.line != tag_array::no_line) {
+                    ++stats_[up].evictions;
+                    if (v.state == line_state::modified) { // the level below holds it (inclusion)
+                        ++stats_[up].writebacks;
+                        const int w = levels_[up + 1].find(v.line);
+                        if (w >= 0) levels_[up + 1].set_state(v.line, w, line_state::modified);
+                    }
+                }
+            }
+        return lat + atomic;
+    }
+    // Miss in every private level.
+    const ps_t lat = request(write ? mem_op::get_exclusive : mem_op::get_shared, line, t, delay);
+    t.source = down_.txn.source;
+    fill(line, down_.txn.granted, delay + ps_time(lat));
+    return lat + atomic;
+}
+
+ps_t core::request(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at) {
+    down_.txn.op = op;
+    down_.txn.line = line;
+    down_.txn.cpu = from.cpu;
+    down_.txn.core = p_.index;
+    down_.txn.llc = p_.llc;
+    down_.txn.issue_ps = from.issue_ps;
+    down_.txn.granted = line_state::invalid;
+    down_.txn.dirty = false;
+    sc_core::sc_time d = at;
+    llc_side->b_transport(down_.gp, d);
+    return (d - at).value();
+}
+
+void core::set_state_all(std::uint64_t line, line_state s) {
+    for (auto& tags : levels_) {
+        const int w = tags.find(line);
+        if (w >= 0) tags.set_state(line, w, s);
+    }
+}
+
+void core::fill(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+    assert(s != line_state::invalid);
+    // Fill from the lowest private level up, so that inclusion holds at every step.
+    for (int lv = num_levels() - 1; lv >= 0; --lv) {
+        tag_array::victim v = levels_[lv].insert(line, s);
+        if (v.line == tag_array::no_line) continue;
+        ++stats_[lv].evictions;
+        bool dirty = v.state == line_state::modified;
+        if (lv + 1 < static_cast<int>(num_levels())) { // L1 victim: L2 keeps it
+            if (dirty) {
+                ++stats_[lv].writebacks;
+                const int w = levels_[lv + 1].find(v.line);
+                if (w >= 0) levels_[lv + 1].set_state(v.line, w, line_state::modified);
+            }
+            continue;
+        }
+        // Victim of the last private level: back-invalidate the levels above, then tell the LLC.
+        for (int up = lv - 1; up >= 0; --up) {
+            line_state st = levels_[up].invalidate(v.line);
+            dirty = dirty || st == line_state::modified;
+        }
+        if (dirty) ++stats_[lv].writebacks;
+        put(v.line, dirty, at);
+    }
+}
+
+void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
+    down_.txn.op = mem_op::put;
+    down_.txn.line = line;
+    down_.txn.core = p_.index;
+    down_.txn.llc = p_.llc;
+    down_.txn.dirty = dirty;
+    sc_core::sc_time d = at; // evictions are off the critical path
+    llc_side->b_transport(down_.gp, d);
+}
+
+void core::snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
+    mem_txn* t = gp.get_extension<mem_txn>();
+    bool found = false, dirty = false;
+    for (unsigned lv = 0; lv < num_levels(); ++lv) {
+        tag_array& tags = levels_[lv];
+        const int w = tags.find(t->line);
+        if (w < 0) continue;
+        found = true;
+        ++stats_[lv].snoops;
+        const line_state s = tags.state(t->line, w);
+        dirty = dirty || s == line_state::modified;
+        if (t->op == mem_op::snoop_invalidate) {
+            tags.invalidate(t->line);
+            ++stats_[lv].invalidations;
+        } else if (s != line_state::shared) {
+            tags.set_state(t->line, w, line_state::shared);
+        }
+    }
+    t->had_line = found;
+    t->dirty = dirty;
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+} // namespace warmsched::models

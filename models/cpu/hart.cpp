@@ -1,0 +1,66 @@
+// Hardware thread; see hart.h.
+#include "models/cpu/hart.h"
+
+#include <algorithm>
+
+namespace warmsched::models {
+
+hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_module(name), mem("mem"), p_(p) {
+    req_.txn.cpu = p.cpu;
+    req_.txn.core = p.core;
+    qk_.reset();
+}
+
+ps_t hart::issue(mem_op op, std::uint64_t addr) {
+    req_.txn.op = op;
+    req_.txn.line = addr / p_.line_size;
+    req_.txn.issue_ps = now();
+    sc_core::sc_time delay = qk_.get_local_time();
+    const sc_core::sc_time start = delay;
+    mem->b_transport(req_.gp, delay);
+    const ps_t lat = (delay - start).value();
+    const int src = static_cast<int>(req_.txn.source);
+    ++stats_.accesses[src];
+    stats_.latency_ps[src] += lat;
+    return lat;
+}
+
+void hart::advance(ps_t ps) {
+    qk_.inc(ps_time(ps));
+    if (qk_.need_sync()) qk_.sync();
+}
+
+ps_t hart::access(mem_op op, std::uint64_t addr) {
+    const ps_t lat = issue(op, addr);
+    advance(lat);
+    return lat;
+}
+
+ps_t hart::stream(const mem_access* accesses, std::size_t n) {
+    const ps_t start = now();
+    const std::size_t window = p_.max_outstanding;
+    inflight_.assign(window, 0);
+    ps_t t = start, last = start;
+    for (std::size_t i = 0; i < n; ++i) {
+        // The slot of the access issued `window` accesses ago must have completed.
+        ps_t& slot = inflight_[i % window];
+        if (slot > t) t = slot;
+        qk_.set(ps_time(t - sc_core::sc_time_stamp().value()));
+        const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr);
+        slot = t + lat;
+        last = std::max(last, slot);
+        t += p_.cycle_ps; // one access issued per cycle
+        if (qk_.need_sync()) {
+            qk_.sync();
+            t = std::max(t, now());
+        }
+    }
+    const ps_t end = std::max(last, t);
+    qk_.set(ps_time(end - sc_core::sc_time_stamp().value()));
+    if (qk_.need_sync()) qk_.sync();
+    return end - start;
+}
+
+void hart::compute_cycles(std::uint64_t cycles) { advance(cycles * p_.cycle_ps); }
+
+} // namespace warmsched::models

@@ -1,0 +1,73 @@
+// A hardware thread (Linux CPU): the initiator of loads and stores into its core. A program -- a probe
+// here, the scheduler's task execution later -- runs in an SC_THREAD and drives the hart through this
+// API. A dependent access (load, store, atomic) completes before the next starts; stream() issues
+// independent accesses with up to `max_outstanding` misses in flight (memory-level parallelism). Time
+// runs ahead locally under a TLM-2.0 quantum keeper (temporal decoupling) and syncs with SystemC time
+// when the quantum is used up or when the program asks (before it communicates with another thread).
+#pragma once
+
+#include "models/common/mem_txn.h"
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <array>
+#include <vector>
+
+namespace warmsched::models {
+
+struct hart_params {
+    unsigned cpu = 0;             // Linux CPU number
+    unsigned core = 0;            // global core index
+    unsigned line_size = 64;
+    ps_t cycle_ps = 250;          // one core clock
+    unsigned max_outstanding = 10; // misses in flight for stream()
+};
+
+// One access of an independent stream (see hart::stream).
+struct mem_access {
+    std::uint64_t addr = 0;
+    bool write = false;
+};
+
+struct hart_stats {
+    std::array<std::uint64_t, static_cast<int>(mem_source::count)> accesses{};
+    std::array<std::uint64_t, static_cast<int>(mem_source::count)> latency_ps{};
+};
+
+class hart : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<hart> mem; // to the core
+
+    hart(const sc_core::sc_module_name& name, const hart_params& p);
+
+    // Program API: call from an SC_THREAD that runs this hart's program.
+    ps_t load(std::uint64_t addr) { return access(mem_op::load, addr); }
+    ps_t store(std::uint64_t addr) { return access(mem_op::store, addr); }
+    ps_t atomic(std::uint64_t addr) { return access(mem_op::atomic, addr); }
+    // Independent accesses; returns the elapsed time from the first issue to the last completion.
+    ps_t stream(const mem_access* accesses, std::size_t n);
+    void compute_cycles(std::uint64_t cycles);
+    // Local time: SystemC time plus the quantum keeper's offset.
+    ps_t now() const { return sc_core::sc_time_stamp().value() + qk_.get_local_time().value(); }
+    // Brings SystemC time up to the local time (wait()s).
+    void sync() { qk_.sync(); }
+
+    mem_source last_source() const { return req_.txn.source; }
+    const hart_params& params() const { return p_; }
+    const hart_stats& stats() const { return stats_; }
+
+private:
+    ps_t access(mem_op op, std::uint64_t addr);
+    ps_t issue(mem_op op, std::uint64_t addr); // one access at the current local time; returns its latency
+    void advance(ps_t ps);
+
+    hart_params p_;
+    txn_payload req_;
+    tlm_utils::tlm_quantumkeeper qk_;
+    hart_stats stats_;
+    std::vector<ps_t> inflight_; // completion times of the accesses in flight (stream)
+};
+
+} // namespace warmsched::models

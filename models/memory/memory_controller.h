@@ -1,0 +1,45 @@
+// A memory controller and the DRAM channels behind it: a read costs the configured access latency plus
+// the time it queues for channel bandwidth; a write (write-back) only occupies bandwidth. Banks, rows,
+// refresh and read/write turnaround are not modelled: the latency is an average, the bandwidth a peak.
+#pragma once
+
+#include "models/common/mem_txn.h"
+#include "models/fabric/link_occupancy.h"
+
+#include <systemc>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace warmsched::models {
+
+struct memory_controller_params {
+    unsigned index = 0;
+    ps_t latency_ps = 0;
+    double bandwidth = 0; // bytes/s
+    unsigned line_size = 64;
+    ps_t bandwidth_window_ps = 100000;
+};
+
+struct memory_stats {
+    std::uint64_t reads = 0;
+    std::uint64_t writes = 0;
+    std::uint64_t queued_ps = 0;
+};
+
+class memory_controller : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<memory_controller> home_side; // from the home directory
+
+    memory_controller(const sc_core::sc_module_name& name, const memory_controller_params& p);
+
+    const memory_stats& stats() const { return stats_; }
+    const link_occupancy& channels() const { return channels_; }
+
+private:
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+    memory_controller_params p_;
+    link_occupancy channels_;
+    memory_stats stats_;
+};
+
+} // namespace warmsched::models

@@ -1,0 +1,107 @@
+// Machine elaboration; see machine.h.
+#include "models/system/machine.h"
+
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <algorithm>
+
+namespace warmsched::models {
+namespace {
+std::vector<std::vector<unsigned>> node_controllers(const platform::topology& t) {
+    std::vector<std::vector<unsigned>> v;
+    for (unsigned n = 0; n < t.num_nodes(); ++n) v.push_back(t.controllers_of_node(n));
+    return v;
+}
+std::vector<unsigned> controller_nodes(const platform::topology& t) {
+    std::vector<unsigned> v;
+    for (unsigned m = 0; m < t.num_memory_controllers(); ++m) v.push_back(t.node_of_controller(m));
+    return v;
+}
+} // namespace
+
+machine::machine(const sc_core::sc_module_name& name, const platform::platform_params& p, const machine_options& o)
+    : sc_module(name), p_(p), topo_(p), graph_(p, topo_, config::origin{}),
+      addresses_(p.caches.front().line_size, p.memory.page_size, p.memory.interleave, node_controllers(topo_),
+                 controller_nodes(topo_)) {
+    tlm::tlm_global_quantum::instance().set(ps_time(o.quantum_ps));
+    const unsigned line = line_size();
+    const ps_t cycle = static_cast<ps_t>(1e12 / p.core.frequency_hz + 0.5);
+    const auto& llc_cfg = p.caches.back();
+
+    // LLCs first: cores bind to them.
+    std::vector<unsigned> llc_socket(topo_.num_llcs()), llc_node(topo_.num_llcs());
+    std::vector<std::vector<unsigned>> llc_cores(topo_.num_llcs());
+    for (unsigned c = 0; c < topo_.num_cores(); ++c) {
+        const unsigned l = topo_.llc_of_core(c);
+        llc_cores[l].push_back(c);
+        llc_socket[l] = topo_.socket_of_core(c);
+        llc_node[l] = topo_.node_of_core(c);
+    }
+    for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
+        llc_params lp;
+        lp.index = l;
+        lp.node = llc_node[l];
+        lp.cores = llc_cores[l];
+        lp.size = llc_cfg.size;
+        lp.associativity = llc_cfg.associativity;
+        lp.line_size = line;
+        lp.latency_ps = static_cast<ps_t>(llc_cfg.latency_ps + 0.5);
+        lp.peer_snoop_ps = static_cast<ps_t>(llc_cfg.peer_snoop_latency_ps + 0.5);
+        lp.inclusion = llc_cfg.inclusion;
+        lp.random_replacement = llc_cfg.replacement == platform::replacement_policy::random;
+        lp.seed = o.seed * 1000003 + 7919 * l + 1;
+        llcs_.push_back(std::make_unique<llc>(("llc" + std::to_string(l)).c_str(), lp, addresses_));
+    }
+
+    // Cores and their harts.
+    for (unsigned c = 0; c < topo_.num_cores(); ++c) {
+        core_module_params cp;
+        cp.index = c;
+        cp.llc = topo_.llc_of_core(c);
+        const auto& peers = llc_cores[cp.llc];
+        cp.index_in_llc = static_cast<unsigned>(std::find(peers.begin(), peers.end(), c) - peers.begin());
+        cp.atomic_ps = static_cast<ps_t>(p.core.atomic_latency_ps + 0.5);
+        cp.seed = o.seed * 7777 + c + 1;
+        for (unsigned lv = 0; lv < topo_.num_private_levels(); ++lv) {
+            const auto& cc = p.caches[lv];
+            cp.levels.push_back({cc.name, cc.size, cc.associativity, line, static_cast<ps_t>(cc.latency_ps + 0.5),
+                                 cc.replacement == platform::replacement_policy::random});
+        }
+        cores_.push_back(std::make_unique<core>(("core" + std::to_string(c)).c_str(), cp));
+    }
+    harts_.resize(topo_.num_cpus());
+    for (unsigned c = 0; c < topo_.num_cores(); ++c)
+        for (unsigned t = 0; t < topo_.threads_per_core(); ++t) {
+            const unsigned cpu = topo_.cpu_of(c, t);
+            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses};
+            harts_[cpu] = std::make_unique<hart>(("cpu" + std::to_string(cpu)).c_str(), hp);
+            harts_[cpu]->mem.bind(cores_[c]->cpu_side);
+        }
+    // Core <-> LLC, in port order.
+    for (unsigned l = 0; l < topo_.num_llcs(); ++l)
+        for (unsigned c : llc_cores[l]) {
+            cores_[c]->llc_side.bind(llcs_[l]->cpu_side);
+            llcs_[l]->snoop_out.bind(cores_[c]->snoop_side);
+        }
+
+    fabric_ = std::make_unique<fabric>("fabric", graph_, line, static_cast<ps_t>(p.fabric.bandwidth_window_ps));
+    for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
+        llcs_[l]->mem_side.bind(fabric_->llc_side);
+        fabric_->llc_out.bind(llcs_[l]->snoop_in);
+    }
+    for (unsigned m = 0; m < topo_.num_memory_controllers(); ++m) {
+        directory_params dp{m, topo_.node_of_controller(m), static_cast<ps_t>(p.fabric.directory_latency_ps + 0.5),
+                            llc_socket, llc_node};
+        fabric* f = fabric_.get();
+        homes_.push_back(std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
+                                                     [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
+        memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5), p.memory.bandwidth, line,
+                                    static_cast<ps_t>(p.fabric.bandwidth_window_ps)};
+        memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
+        fabric_->home_out.bind(homes_[m]->fabric_side);
+        homes_[m]->snoop_out.bind(fabric_->home_side);
+        homes_[m]->memory_side.bind(memories_[m]->home_side);
+    }
+}
+
+} // namespace warmsched::models

@@ -1,0 +1,243 @@
+// Configuration tree with origins, YAML loading with includes, and command-line overrides.
+#include "platforms/config/config_node.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace warmsched::config {
+namespace fs = std::filesystem;
+
+config_node config_node::make_scalar(std::string value, origin where) {
+    config_node n;
+    n.kind_ = kind::scalar;
+    n.scalar_ = std::move(value);
+    n.where_ = std::move(where);
+    return n;
+}
+
+config_node config_node::make_map(origin where) {
+    config_node n;
+    n.kind_ = kind::map;
+    n.where_ = std::move(where);
+    return n;
+}
+
+config_node config_node::make_sequence(origin where) {
+    config_node n;
+    n.kind_ = kind::sequence;
+    n.where_ = std::move(where);
+    return n;
+}
+
+const config_node::entry* config_node::find_entry(const std::string& key) const {
+    for (const auto& e : entries_)
+        if (e.key == key) return &e;
+    return nullptr;
+}
+
+const config_node* config_node::find(const std::string& key) const {
+    const entry* e = find_entry(key);
+    return e ? &e->value : nullptr;
+}
+
+config_node* config_node::find(const std::string& key) {
+    for (auto& e : entries_)
+        if (e.key == key) return &e.value;
+    return nullptr;
+}
+
+config_node& config_node::set(const std::string& key, config_node value, origin key_where) {
+    if (kind_ != kind::map) {
+        kind_ = kind::map;
+        scalar_.clear();
+        items_.clear();
+    }
+    for (auto& e : entries_)
+        if (e.key == key) {
+            e.value = std::move(value);
+            return e.value;
+        }
+    entries_.push_back({key, std::move(key_where), std::move(value)});
+    return entries_.back().value;
+}
+
+void config_node::erase(const std::string& key) {
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.key == key; }),
+                   entries_.end());
+}
+
+void config_node::merge_from(const config_node& over) {
+    if (kind_ == kind::map && over.kind_ == kind::map) {
+        for (const auto& e : over.entries_) {
+            if (config_node* mine = find(e.key))
+                mine->merge_from(e.value);
+            else
+                entries_.push_back(e);
+        }
+        return;
+    }
+    *this = over;
+}
+
+namespace {
+
+void emit(YAML::Emitter& out, const config_node& n) {
+    switch (n.type()) {
+    case config_node::kind::null: out << YAML::Null; break;
+    case config_node::kind::scalar: out << n.scalar(); break;
+    case config_node::kind::sequence: {
+        bool flat = std::all_of(n.items().begin(), n.items().end(),
+                                [](const config_node& c) { return c.is_scalar(); });
+        out << (flat ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
+        for (const auto& c : n.items()) emit(out, c);
+        out << YAML::EndSeq;
+        break;
+    }
+    case config_node::kind::map:
+        out << YAML::BeginMap;
+        for (const auto& e : n.entries()) {
+            out << YAML::Key << e.key << YAML::Value;
+            emit(out, e.value);
+        }
+        out << YAML::EndMap;
+        break;
+    }
+}
+
+origin origin_of(const YAML::Mark& m, const std::string& file) {
+    return origin{file, m.line + 1, m.column + 1};
+}
+
+config_node convert(const YAML::Node& y, const std::string& file) {
+    origin where = origin_of(y.Mark(), file);
+    switch (y.Type()) {
+    case YAML::NodeType::Scalar: return config_node::make_scalar(y.Scalar(), where);
+    case YAML::NodeType::Sequence: {
+        config_node n = config_node::make_sequence(where);
+        for (const auto& item : y) n.push_back(convert(item, file));
+        return n;
+    }
+    case YAML::NodeType::Map: {
+        config_node n = config_node::make_map(where);
+        for (const auto& kv : y) {
+            origin key_where = origin_of(kv.first.Mark(), file);
+            if (!kv.first.IsScalar()) throw config_error(key_where, "", "a map key must be a plain name");
+            const std::string key = kv.first.Scalar();
+            if (n.find(key)) throw config_error(key_where, key, "key appears twice in the same map");
+            n.set(key, convert(kv.second, file), key_where);
+        }
+        return n;
+    }
+    default: return config_node{};
+    }
+}
+
+config_node parse_text(const std::string& text, const std::string& name) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        throw config_error(origin_of(e.mark, name), "", "YAML syntax error: " + e.msg);
+    }
+    if (root.IsNull()) return config_node::make_map(origin{name, 1, 1});
+    if (!root.IsMap()) throw config_error(origin_of(root.Mark(), name), "", "the file must hold a map of keys");
+    return convert(root, name);
+}
+
+config_node load_with_includes(const std::string& path, std::vector<std::string>& chain) {
+    std::string canonical = fs::weakly_canonical(fs::path(path)).string();
+    if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
+        throw config_error(origin{path, 0, 0}, "include", "include cycle through " + path);
+    std::ifstream in(path);
+    if (!in) throw config_error(origin{path, 0, 0}, "", "cannot read file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    config_node self = parse_text(ss.str(), path);
+
+    const config_node::entry* inc = self.find_entry("include");
+    if (!inc) return self;
+    std::vector<const config_node*> names;
+    if (inc->value.is_scalar())
+        names.push_back(&inc->value);
+    else if (inc->value.is_sequence())
+        for (const auto& item : inc->value.items()) names.push_back(&item);
+    config_node base = config_node::make_map(self.where());
+    chain.push_back(canonical);
+    for (const config_node* name : names) {
+        if (!name->is_scalar() || name->scalar().empty())
+            throw config_error(name->where(), "include", "expected a file path");
+        fs::path target = fs::path(path).parent_path() / name->scalar();
+        if (!fs::exists(target))
+            throw config_error(name->where(), "include", "included file '" + target.string() + "' does not exist");
+        base.merge_from(load_with_includes(target.string(), chain));
+    }
+    if (names.empty()) throw config_error(inc->value.where(), "include", "expected a file path or a list of them");
+    chain.pop_back();
+    self.erase("include");
+    base.merge_from(self);
+    return base;
+}
+
+} // namespace
+
+std::string config_node::to_yaml() const {
+    YAML::Emitter out;
+    emit(out, *this);
+    return std::string(out.c_str()) + "\n";
+}
+
+config_node load_yaml_file(const std::string& path) {
+    std::vector<std::string> chain;
+    return load_with_includes(path, chain);
+}
+
+config_node load_yaml_text(const std::string& text, const std::string& name) { return parse_text(text, name); }
+
+void apply_override(config_node& root, const std::string& assignment) {
+    const origin where{"-p " + assignment, 0, 0};
+    std::size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw config_error(where, "", "an override must look like dotted.key=value");
+    std::string path = assignment.substr(0, eq);
+    std::string value = assignment.substr(eq + 1);
+    std::vector<std::string> parts;
+    std::stringstream ss(path);
+    for (std::string part; std::getline(ss, part, '.');) {
+        if (part.empty()) throw config_error(where, path, "empty key segment");
+        parts.push_back(part);
+    }
+    config_node* node = &root;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        const std::string& p = parts[i];
+        if (node->is_sequence()) {
+            bool numeric = std::all_of(p.begin(), p.end(), ::isdigit);
+            std::size_t idx = numeric ? std::stoul(p) : node->items().size();
+            if (!numeric || idx >= node->items().size())
+                throw config_error(where, path, "'" + p + "' is not an index of the list (0.." +
+                                                    std::to_string(node->items().size()) + ")");
+            node = &node->items()[idx];
+            continue;
+        }
+        if (!node->is_map() && !node->is_null())
+            throw config_error(where, path, "'" + p + "' walks into a plain value");
+        config_node* next = node->find(p);
+        node = next ? next : &node->set(p, config_node::make_map(where), where);
+    }
+    const std::string& last = parts.back();
+    config_node leaf = config_node::make_scalar(value, where);
+    if (node->is_sequence()) {
+        bool numeric = std::all_of(last.begin(), last.end(), ::isdigit);
+        if (!numeric || std::stoul(last) >= node->items().size())
+            throw config_error(where, path, "'" + last + "' is not an index of the list");
+        node->items()[std::stoul(last)] = leaf;
+        return;
+    }
+    if (!node->is_map() && !node->is_null()) throw config_error(where, path, "walks into a plain value");
+    node->set(last, leaf, where);
+}
+
+} // namespace warmsched::config

@@ -1,0 +1,264 @@
+// Platform description reader and validator; see platform_loader.h.
+#include "platforms/platform_loader.h"
+
+#include "platforms/config/config_reader.h"
+#include "platforms/fabric_graph.h"
+#include "platforms/platform_catalog.h"
+#include "platforms/topology.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace warmsched::platform {
+namespace {
+using config::config_reader;
+
+constexpr unsigned max_cpus = 4096;
+
+void read_levels(config_reader& topo, platform_params& p) {
+    auto levels = topo.children("levels", true);
+    std::set<std::string> seen;
+    for (auto& l : levels) {
+        level_params lp;
+        lp.name = l.text("name");
+        lp.count = static_cast<unsigned>(l.integer("count", std::nullopt, 1, max_cpus));
+        if (lp.name == "machine") l.error("name", "'machine' is the implicit root; do not list it");
+        if (!seen.insert(lp.name).second) l.error("name", "level '" + lp.name + "' is listed twice");
+        l.finish();
+        p.levels.push_back(lp);
+    }
+    if (!levels.empty() && (p.levels.size() < 2 || p.levels.front().name != "socket" || p.levels.back().name != "core"))
+        topo.error("levels", "levels must start with 'socket' and end with 'core' (outermost first)");
+    p.threads_per_core = static_cast<unsigned>(topo.integer("threads_per_core", 1, 1, 8));
+    p.cpu_numbering = topo.choice("cpu_numbering", {"siblings_last", "siblings_adjacent"}, "siblings_last");
+    topo.finish();
+}
+
+void read_core(config_reader& r, platform_params& p) {
+    p.core.frequency_hz = r.frequency("frequency");
+    if (p.core.frequency_hz < 1e8 || p.core.frequency_hz > 1e10)
+        r.error("frequency", "frequency must be between 100MHz and 10GHz");
+    p.core.base_cpi = r.number("base_cpi", 1.0, 0.05, 20);
+    p.core.smt_throughput = r.number("smt_throughput", 1.0, 0.05, 1.0);
+    p.core.max_outstanding_misses = static_cast<unsigned>(r.integer("max_outstanding_misses", 10, 1, 256));
+    p.core.atomic_latency_ps = r.latency("atomic_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz);
+    r.finish();
+}
+
+bool is_group(const platform_params& p, const std::string& name) {
+    if (name == "machine") return true;
+    return std::any_of(p.levels.begin(), p.levels.end(), [&](const level_params& l) { return l.name == name; });
+}
+
+int group_depth(const platform_params& p, const std::string& name) {
+    if (name == "machine") return 0;
+    for (std::size_t i = 0; i < p.levels.size(); ++i)
+        if (p.levels[i].name == name) return static_cast<int>(i) + 1;
+    return -1;
+}
+
+std::string group_names(const platform_params& p) {
+    std::string s = "machine";
+    for (const auto& l : p.levels) s += ", " + l.name;
+    return s;
+}
+
+void read_caches(config_reader& root, platform_params& p) {
+    auto caches = root.children("caches", true);
+    if (caches.empty()) root.error("caches", "at least one cache level is required");
+    int prev_depth = 1 << 20;
+    for (std::size_t i = 0; i < caches.size(); ++i) {
+        auto& c = caches[i];
+        cache_params cp;
+        cp.name = c.text("name");
+        cp.shared_by = c.text("shared_by");
+        cp.size = c.size("size");
+        cp.associativity = static_cast<unsigned>(c.integer("associativity", std::nullopt, 1, 64));
+        cp.line_size = static_cast<unsigned>(c.size("line_size", 64));
+        cp.latency_ps = c.latency("latency").to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
+        std::string incl = c.choice("inclusion", {"inclusive", "non_inclusive", "victim"}, "inclusive");
+        cp.inclusion = incl == "victim" ? inclusion_policy::victim
+                       : incl == "non_inclusive" ? inclusion_policy::non_inclusive
+                                                 : inclusion_policy::inclusive;
+        cp.replacement = c.choice("replacement", {"lru", "random"}, "lru") == "lru" ? replacement_policy::lru
+                                                                                  : replacement_policy::random;
+        cp.peer_snoop_latency_ps =
+            c.latency("peer_snoop_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
+        c.finish();
+
+        if (cp.line_size == 0 || (cp.line_size & (cp.line_size - 1)) != 0 || cp.line_size < 16)
+            c.error("line_size", "line size must be a power of two of at least 16B");
+        else if (i > 0 && !p.caches.empty() && cp.line_size != p.caches.front().line_size)
+            c.error("line_size", "every cache level must use the same line size as " + p.caches.front().name);
+        if (cp.size && cp.associativity && cp.line_size &&
+            cp.size % (static_cast<std::uint64_t>(cp.associativity) * cp.line_size) != 0)
+            c.error("size", "size is not a whole number of sets of " + std::to_string(cp.associativity) + " ways of " +
+                                std::to_string(cp.line_size) + "B");
+        if (!cp.shared_by.empty() && !is_group(p, cp.shared_by))
+            c.error("shared_by", "'" + cp.shared_by + "' is not a grouping level (" + group_names(p) + ")");
+        int d = group_depth(p, cp.shared_by);
+        if (d >= 0 && d > prev_depth)
+            c.error("shared_by", "a cache level cannot be shared by fewer cores than the level above it");
+        if (d >= 0) prev_depth = d;
+        if (i > 0 && cp.latency_ps <= p.caches.back().latency_ps)
+            c.error("latency", "must be larger than the latency of " + p.caches.back().name);
+        if (i > 0 && cp.size <= p.caches.back().size && cp.shared_by == "core")
+            c.error("size", "a private level must be larger than the level above it");
+        bool last = i + 1 == caches.size();
+        if (i == 0 && cp.shared_by != "core" && !cp.shared_by.empty())
+            c.error("shared_by", "the first cache level must be private to the core");
+        if (!last && cp.shared_by != "core" && !cp.shared_by.empty())
+            c.error("shared_by", "only the last cache level (the LLC) may be shared by several cores");
+        if (last && cp.shared_by == "core" && caches.size() > 0)
+            c.error("shared_by", "the last cache level (the LLC) must be shared by a grouping level, not 'core'");
+        if (!last && i > 0 && cp.inclusion != inclusion_policy::inclusive)
+            c.error("inclusion", "private levels are modelled inclusive of the level above");
+        p.caches.push_back(cp);
+    }
+}
+
+void read_memory(config_reader& r, platform_params& p) {
+    p.memory.controllers_per = r.text("controllers_per", "socket");
+    if (!is_group(p, p.memory.controllers_per))
+        r.error("controllers_per", "'" + p.memory.controllers_per + "' is not a grouping level (" + group_names(p) + ")");
+    p.memory.latency_ps = r.time_ps("latency");
+    p.memory.bandwidth = r.bandwidth("bandwidth");
+    p.memory.interleave = r.size("interleave", 4096, 64);
+    p.memory.page_size = r.size("page_size", 4096, 64);
+    if (p.memory.latency_ps <= 0) r.error("latency", "memory latency must be positive");
+    if (r.has("bandwidth") && p.memory.bandwidth <= 0) r.error("bandwidth", "memory bandwidth must be positive");
+    r.finish();
+}
+
+void read_numa(config_reader& r, platform_params& p) {
+    p.numa.node_per = r.text("node_per", "socket");
+    if (!is_group(p, p.numa.node_per))
+        r.error("node_per", "'" + p.numa.node_per + "' is not a grouping level (" + group_names(p) + ")");
+    p.numa.distances = r.matrix("distances");
+    r.finish();
+}
+
+void read_fabric(config_reader& r, platform_params& p) {
+    p.fabric.directory_latency_ps = r.time_ps("directory_latency", 0);
+    p.fabric.bandwidth_window_ps = r.time_ps("bandwidth_window", 100e3);
+    if (p.fabric.bandwidth_window_ps < 1e3) r.error("bandwidth_window", "must be at least 1ns");
+    std::set<std::string> kinds = {"llc", "memory"};
+    for (auto& s : r.children("stops")) {
+        stop_params sp;
+        sp.name = s.text("name");
+        sp.per = s.text("per");
+        if (!is_group(p, sp.per)) s.error("per", "'" + sp.per + "' is not a grouping level (" + group_names(p) + ")");
+        if (!kinds.insert(sp.name).second) s.error("name", "stop kind '" + sp.name + "' is defined twice (llc and memory are built in)");
+        s.finish();
+        p.fabric.stops.push_back(sp);
+    }
+    auto links = r.children("links", true);
+    for (auto& l : links) {
+        link_params lp;
+        lp.from = l.text("from");
+        lp.to = l.text("to");
+        for (const auto* k : {&lp.from, &lp.to})
+            if (!k->empty() && !kinds.count(*k))
+                l.error(k == &lp.from ? "from" : "to", "'" + *k + "' is not a stop kind (llc, memory or a declared stop)");
+        std::string pat = l.choice("pattern", {"containment", "ring", "all"}, lp.from == lp.to ? "all" : "containment");
+        lp.pattern = pat == "ring" ? link_pattern::ring : pat == "all" ? link_pattern::all : link_pattern::containment;
+        lp.within = l.text("within", "machine");
+        if (!is_group(p, lp.within)) l.error("within", "'" + lp.within + "' is not a grouping level (" + group_names(p) + ")");
+        if (lp.from == lp.to && lp.pattern == link_pattern::containment)
+            l.error("pattern", "a link between stops of one kind needs pattern ring or all");
+        if (lp.from != lp.to && lp.pattern != link_pattern::containment)
+            l.error("pattern", "links between different stop kinds connect each stop to the one containing it");
+        lp.latency_ps = l.time_ps("latency");
+        lp.bandwidth = l.bandwidth("bandwidth");
+        lp.reverse_bandwidth = l.bandwidth("reverse_bandwidth", lp.bandwidth);
+        if (lp.bandwidth <= 0 && l.has("bandwidth")) l.error("bandwidth", "must be positive");
+        l.finish();
+        p.fabric.links.push_back(lp);
+    }
+    r.finish();
+}
+
+// Checks that need the whole description: NUMA nodes vs LLCs and memory, the distance table.
+void check_consistency(config_reader& root, const platform_params& p, config::error_list& errors) {
+    if (!errors.empty()) return;
+    const int node_depth = group_depth(p, p.numa.node_per);
+    const int llc_depth = group_depth(p, p.caches.back().shared_by);
+    const int mc_depth = group_depth(p, p.memory.controllers_per);
+    config_reader numa = root.child("numa");
+    if (node_depth > llc_depth)
+        numa.error("node_per", "a NUMA node ('" + p.numa.node_per + "') cannot be smaller than an LLC ('" +
+                                  p.caches.back().shared_by + "')");
+    if (mc_depth < node_depth)
+        root.child("memory").error("controllers_per", "a memory controller ('" + p.memory.controllers_per +
+                                                          "') cannot serve several NUMA nodes ('" + p.numa.node_per + "')");
+    unsigned cores = 1;
+    for (const auto& l : p.levels) cores *= l.count;
+    if (cores * p.threads_per_core > max_cpus)
+        root.child("topology").error("levels", "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+    unsigned nodes = 1;
+    for (int d = 1; d <= node_depth; ++d) nodes *= p.levels[d - 1].count;
+    const auto& dist = p.numa.distances;
+    if (!dist.empty()) {
+        bool ok = dist.size() == nodes;
+        for (const auto& row : dist) ok = ok && row.size() == nodes;
+        if (!ok) {
+            numa.error("distances", "the table must be " + std::to_string(nodes) + " x " + std::to_string(nodes) +
+                                        " (one row and column per NUMA node)");
+            return;
+        }
+        for (unsigned i = 0; i < nodes; ++i)
+            for (unsigned j = 0; j < nodes; ++j) {
+                if (i == j && dist[i][j] != 10) {
+                    numa.error("distances", "the local distance (diagonal) must be 10");
+                    return;
+                }
+                if (i != j && (dist[i][j] <= 10 || dist[i][j] > 254)) {
+                    numa.error("distances", "remote distances must be in (10, 254]");
+                    return;
+                }
+                if (dist[i][j] != dist[j][i]) {
+                    numa.error("distances", "the table must be symmetric");
+                    return;
+                }
+            }
+    }
+}
+
+} // namespace
+
+platform_params read_platform(const config::config_node& root, config::config_node* resolved) {
+    config::error_list errors;
+    config_reader r(&root, "", errors, resolved, root.where());
+    platform_params p;
+    p.name = r.text("name");
+    p.description = r.text("description", "");
+    auto topo = r.child("topology");
+    read_levels(topo, p);
+    auto core = r.child("core");
+    read_core(core, p);
+    read_caches(r, p);
+    auto mem = r.child("memory");
+    read_memory(mem, p);
+    auto numa = r.child("numa");
+    read_numa(numa, p);
+    auto fab = r.child("fabric");
+    read_fabric(fab, p);
+    r.text_list("estimated"); // free-form list of estimated parameters, for documentation
+    r.finish();
+    check_consistency(r, p, errors);
+    errors.throw_if_any();
+    // The fabric must connect every LLC to every memory controller; the graph builder reports it.
+    topology t(p);
+    fabric_graph g(p, t, root.find("fabric") ? root.find("fabric")->where() : root.where());
+    return p;
+}
+
+platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides,
+                              config::config_node* resolved) {
+    config::config_node root = config::load_yaml_file(resolve_platform_path(name_or_path));
+    for (const auto& o : overrides) config::apply_override(root, o);
+    return read_platform(root, resolved);
+}
+
+} // namespace warmsched::platform

@@ -1,0 +1,21 @@
+// Reads and validates a platform description (a YAML tree) into platform_params. Every problem -- unknown
+// key, wrong type, bad unit, impossible cache geometry, a cache or NUMA node that does not fit the
+// grouping levels, a fabric that does not connect every LLC to every memory controller -- is reported
+// with file:line:column and the dotted key, all at once, as a config_error.
+#pragma once
+
+#include "platforms/config/config_node.h"
+#include "platforms/platform_params.h"
+
+#include <string>
+
+namespace warmsched::platform {
+
+// `resolved` (optional) receives the fully resolved platform section, defaults included.
+platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr);
+
+// Loads a platform by shipped name (configs/platforms/NAME.yaml) or by path, applying `-p` overrides.
+platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides = {},
+                              config::config_node* resolved = nullptr);
+
+} // namespace warmsched::platform

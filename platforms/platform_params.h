@@ -1,0 +1,96 @@
+// The platform description as plain data: what a platform YAML file says, validated, with every time
+// converted to picoseconds once. Nothing here is derived (the machine tree, sharing domains and fabric
+// routes are built from it by topology.h and fabric_graph.h). Field names follow the YAML keys; the
+// format is documented in docs/platforms.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warmsched::platform {
+
+// A grouping level of the machine, outermost first (socket, then e.g. quadrant, ccd, die, ..., core).
+struct level_params {
+    std::string name;
+    unsigned count = 1; // instances per instance of the enclosing level
+};
+
+enum class inclusion_policy {
+    inclusive,     // holds everything the levels above it hold; its evictions back-invalidate them
+    non_inclusive, // filled by evictions from above, keeps lines on hits (Intel Skylake-SP and later L3)
+    victim,        // filled only by evictions from above; a hit moves the line up (AMD Zen L3)
+};
+enum class replacement_policy { lru, random };
+
+struct cache_params {
+    std::string name;              // l1d, l2, l3 ...
+    std::string shared_by;         // "core" (private, shared by its SMT threads) or a level name
+    std::uint64_t size = 0;        // bytes
+    unsigned associativity = 8;
+    unsigned line_size = 64;       // bytes; the same at every level
+    double latency_ps = 0;         // load-to-use latency of a hit at this level
+    inclusion_policy inclusion = inclusion_policy::inclusive;
+    replacement_policy replacement = replacement_policy::lru;
+    double peer_snoop_latency_ps = 0; // shared levels: extra time when another core's private cache supplies the line
+    bool estimated = false;           // documentation only
+};
+
+struct core_params {
+    double frequency_hz = 0;
+    double base_cpi = 1.0;             // cycles per instruction with no memory stalls
+    double smt_throughput = 1.0;       // share of single-thread throughput each thread keeps with its sibling busy
+    unsigned max_outstanding_misses = 10; // misses in flight per core (memory-level parallelism)
+    double atomic_latency_ps = 0;      // extra time of a locked read-modify-write over a plain store
+};
+
+struct memory_params {
+    std::string controllers_per = "socket"; // level name or "machine"
+    double latency_ps = 0;                  // controller + DRAM access, without the fabric path to it
+    double bandwidth = 0;                   // bytes/s per controller
+    std::uint64_t interleave = 4096;        // a NUMA node's memory is spread over its controllers in these chunks
+    std::uint64_t page_size = 4096;         // first-touch placement granularity
+};
+
+struct numa_params {
+    std::string node_per = "socket";            // level name or "machine"
+    std::vector<std::vector<double>> distances; // empty: derived from fabric latencies
+};
+
+struct stop_params {
+    std::string name;
+    std::string per; // level name or "machine"
+};
+
+enum class link_pattern { containment, ring, all };
+
+struct link_params {
+    std::string from, to;      // stop kinds: declared stops, "llc", "memory"
+    link_pattern pattern = link_pattern::containment;
+    std::string within = "machine"; // ring/all: the level inside which stops are connected
+    double latency_ps = 0;
+    double bandwidth = 0;         // bytes/s from `from` to `to`
+    double reverse_bandwidth = 0; // bytes/s from `to` to `from`
+};
+
+struct fabric_params {
+    double directory_latency_ps = 0; // lookup at the home directory
+    double bandwidth_window_ps = 100e3; // granularity of link occupancy accounting
+    std::vector<stop_params> stops;
+    std::vector<link_params> links;
+};
+
+struct platform_params {
+    std::string name;
+    std::string description;
+    std::vector<level_params> levels; // outermost (socket) first, innermost (core) last
+    unsigned threads_per_core = 1;
+    std::string cpu_numbering = "siblings_last";
+    core_params core;
+    std::vector<cache_params> caches; // closest to the core first
+    memory_params memory;
+    numa_params numa;
+    fabric_params fabric;
+};
+
+} // namespace warmsched::platform

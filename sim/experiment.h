@@ -1,0 +1,34 @@
+// An experiment file: the platform it runs on (a shipped name or a path), the seed and quantum, and what
+// to run -- for now the hardware probes (workloads and the scheduler come with later issues). Reading
+// it yields the fully resolved configuration, written as config.yaml next to the results.
+#pragma once
+
+#include "platforms/config/config_node.h"
+#include "platforms/platform_params.h"
+#include "sim/probe_suite.h"
+
+#include <string>
+#include <vector>
+
+namespace warmsched::sim {
+
+struct experiment {
+    std::string source;                 // file it was read from
+    platform::platform_params platform;
+    std::uint64_t seed = 1;
+    std::uint64_t quantum_ps = 1'000'000;
+    probe_suite_settings probes;
+    config::config_node resolved;       // every parameter, defaults included
+};
+
+// Throws config_error for every problem in the file or the overrides (`dotted.key=value`).
+experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides);
+
+// Runs the experiment: elaborates the machine, runs the probes, prints the report to `out` and writes
+// config.yaml, report.txt and one CSV per probe into `out_dir`. Returns the process exit code.
+int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out);
+
+// A new dated directory under results/ (results/YYYYMMDD-HHMMSS[-N]).
+std::string default_results_dir();
+
+} // namespace warmsched::sim

@@ -1,0 +1,182 @@
+// warmsched command line: platforms, topology, probe, run. User errors (bad configuration, bad options)
+// print one line each and exit with status 2; nothing a user types should crash the program.
+#include "models/system/machine.h"
+#include "platforms/config/config_error.h"
+#include "platforms/platform_catalog.h"
+#include "platforms/platform_loader.h"
+#include "sim/experiment.h"
+#include "sim/probe_suite.h"
+#include "sim/topology_report.h"
+
+#include <CLI/CLI.hpp>
+#include <systemc>
+
+#include <cstdlib>
+#include <iostream>
+
+using namespace warmsched;
+
+namespace {
+
+int list_platforms() {
+    for (const auto& name : platform::shipped_platforms()) {
+        try {
+            sim::print_platform_line(std::cout, platform::load_platform(name));
+        } catch (const config::config_error& e) {
+            std::cout << name << "  (invalid: " << e.lines().front() << ")\n";
+        }
+    }
+    return 0;
+}
+
+struct probe_cli {
+    std::string kind, platform, cpus, pairs, out_dir;
+    std::vector<std::string> overrides;
+    bool csv = false, summary = false;
+    unsigned cpu = 0, sample = 0, round_trips = 100;
+    long from = -1, to = -1;
+    std::string min_footprint = "4KiB", max_footprint = "1GiB", ws = "1MiB", bytes = "16MiB";
+    double write_fraction = 0.25;
+    std::uint64_t seed = 1;
+};
+
+std::uint64_t cli_size(const std::string& text, const std::string& option) {
+    std::string why;
+    auto v = config::parse_size(text, why);
+    if (!v) throw config::config_error(config::origin{"<command line>", 0, 0}, option, why);
+    return *v;
+}
+
+int run_probe(const probe_cli& c) {
+    platform::platform_params p = platform::load_platform(c.platform, c.overrides);
+    platform::topology t(p);
+    const unsigned n = t.num_cpus();
+    auto check_cpu = [&](long cpu, const char* opt) {
+        if (cpu < 0 || cpu >= static_cast<long>(n))
+            throw config::config_error(config::origin{"<command line>", 0, 0}, opt,
+                                       std::to_string(cpu) + " is not a CPU of " + p.name + " (0-" + std::to_string(n - 1) + ")");
+    };
+    sim::probe_suite_settings s;
+    s.seed = c.seed;
+    if (c.kind == "latency") {
+        check_cpu(c.cpu, "--cpu");
+        sim::latency_settings l;
+        l.cpu = c.cpu;
+        l.min_footprint = cli_size(c.min_footprint, "--min-footprint");
+        l.max_footprint = cli_size(c.max_footprint, "--max-footprint");
+        s.latency = l;
+    } else if (c.kind == "c2c") {
+        sim::c2c_settings k;
+        if (!c.pairs.empty()) k.pairs = sim::parse_pairs(c.pairs, n);
+        k.sample = c.sample;
+        k.round_trips = c.round_trips;
+        k.summary_only = c.summary;
+        s.c2c = k;
+    } else if (c.kind == "bandwidth") {
+        sim::bandwidth_settings b;
+        if (!c.cpus.empty()) b.cpus = sim::parse_cpulist(c.cpus, n, "--cpus");
+        b.bytes_per_cpu = cli_size(c.bytes, "--bytes");
+        s.bandwidth = b;
+    } else {
+        sim::migrate_settings m;
+        m.working_set = cli_size(c.ws, "--ws");
+        m.write_fraction = c.write_fraction;
+        if ((c.from >= 0) != (c.to >= 0))
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to", "give both or neither");
+        if (c.from >= 0) {
+            check_cpu(c.from, "--from");
+            check_cpu(c.to, "--to");
+            m.from = static_cast<unsigned>(c.from);
+            m.to = static_cast<unsigned>(c.to);
+        }
+        s.migrate = m;
+    }
+    models::machine_options mo;
+    mo.seed = c.seed;
+    models::machine m("system", p, mo);
+    sim::probe_suite suite(m, s);
+    suite.start();
+    sc_core::sc_start();
+    if (c.csv)
+        suite.report_csv(c.kind, std::cout);
+    else
+        suite.report(std::cout);
+    return 0;
+}
+
+} // namespace
+
+int sc_main(int argc, char* argv[]) {
+    CLI::App app{"warmsched: a SystemC model of multi-core machines with a Linux-faithful scheduler on top"};
+    app.require_subcommand(1);
+
+    auto* platforms = app.add_subcommand("platforms", "List the shipped platforms");
+
+    std::string topo_platform;
+    std::vector<std::string> topo_overrides;
+    auto* topology = app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
+    topology->add_option("platform", topo_platform, "Shipped platform name or path to a platform YAML file")->required();
+    topology->add_option("-p,--param", topo_overrides, "Override a platform key: dotted.key=value");
+
+    probe_cli pc;
+    auto* probe = app.add_subcommand("probe", "Run a hardware probe on a platform");
+    probe->add_option("kind", pc.kind, "latency | c2c | bandwidth | migrate")
+        ->required()
+        ->check(CLI::IsMember({"latency", "c2c", "bandwidth", "migrate"}));
+    probe->add_option("--platform", pc.platform, "Shipped platform name or path")->required();
+    probe->add_option("-p,--param", pc.overrides, "Override a platform key: dotted.key=value");
+    probe->add_flag("--csv", pc.csv, "Print CSV: a header line and one row per measurement");
+    probe->add_option("--seed", pc.seed, "Seed of every random choice");
+    probe->add_option("--cpu", pc.cpu, "latency: CPU running the pointer chase");
+    probe->add_option("--min-footprint", pc.min_footprint, "latency: smallest footprint (default 4KiB)");
+    probe->add_option("--max-footprint", pc.max_footprint, "latency: largest footprint (default 1GiB)");
+    probe->add_option("--pairs", pc.pairs, "c2c: CPU pairs, e.g. 0:1,0:16 (default: all pairs)");
+    probe->add_option("--sample", pc.sample, "c2c: measure this many pairs drawn from all pairs");
+    probe->add_option("--round-trips", pc.round_trips, "c2c: round trips per line (default 100)");
+    probe->add_flag("--summary", pc.summary, "c2c: print only the summary by relation");
+    probe->add_option("--cpus", pc.cpus, "bandwidth: CPUs streaming at once, e.g. 0-7 (default: standard sets)");
+    probe->add_option("--bytes", pc.bytes, "bandwidth: bytes streamed per CPU (default 16MiB)");
+    probe->add_option("--ws", pc.ws, "migrate: working-set size (default 1MiB)");
+    probe->add_option("--write-fraction", pc.write_fraction, "migrate: fraction of accesses that are stores")
+        ->check(CLI::Range(0.0, 1.0));
+    probe->add_option("--from", pc.from, "migrate: CPU the task warms up on");
+    probe->add_option("--to", pc.to, "migrate: CPU the task moves to");
+
+    std::string experiment_file;
+    std::vector<std::string> run_overrides;
+    std::string out_dir;
+    auto* run = app.add_subcommand("run", "Run an experiment file (default: configs/experiments/default.yaml)");
+    run->add_option("experiment", experiment_file, "Experiment YAML file");
+    run->add_option("-p,--param", run_overrides, "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
+    run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        if (*platforms) return list_platforms();
+        if (*topology) {
+            sim::print_topology(std::cout, platform::load_platform(topo_platform, topo_overrides));
+            return 0;
+        }
+        if (*probe) return run_probe(pc);
+        if (*run) {
+            if (experiment_file.empty()) experiment_file = platform::configs_dir() + "/experiments/default.yaml";
+            sim::experiment e = sim::read_experiment(experiment_file, run_overrides);
+            return sim::run_experiment(e, out_dir.empty() ? sim::default_results_dir() : out_dir, std::cout);
+        }
+    } catch (const config::config_error& e) {
+        for (const auto& line : e.lines()) std::cerr << "error: " << line << "\n";
+        return 2;
+    }
+    return 0;
+}
+
+// Our own main: keeps SystemC's banner out of the output (CSV and reports go to stdout), then lets
+// SystemC run sc_main.
+int main(int argc, char* argv[]) {
+    ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}
