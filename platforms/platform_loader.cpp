@@ -42,6 +42,8 @@ void read_core(config_reader& r, platform_params& p) {
     p.core.base_cpi = r.number("base_cpi", 1.0, 0.05, 20);
     p.core.smt_throughput = r.number("smt_throughput", 1.0, 0.05, 1.0);
     p.core.max_outstanding_misses = static_cast<unsigned>(r.integer("max_outstanding_misses", 10, 1, 256));
+    p.core.stream_outstanding_misses = static_cast<unsigned>(
+        r.integer("stream_outstanding_misses", p.core.max_outstanding_misses, p.core.max_outstanding_misses, 512));
     p.core.atomic_latency_ps = r.latency("atomic_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz);
     r.finish();
 }

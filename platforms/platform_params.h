@@ -40,7 +40,8 @@ struct core_params {
     double frequency_hz = 0;
     double base_cpi = 1.0;             // cycles per instruction with no memory stalls
     double smt_throughput = 1.0;       // share of single-thread throughput each thread keeps with its sibling busy
-    unsigned max_outstanding_misses = 10; // misses in flight per core (memory-level parallelism)
+    unsigned max_outstanding_misses = 10; // demand misses in flight per core (memory-level parallelism)
+    unsigned stream_outstanding_misses = 10; // in flight on a sequential stream, the prefetchers running ahead
     double atomic_latency_ps = 0;      // extra time of a locked read-modify-write over a plain store
 };
 

@@ -203,13 +203,13 @@ void probe_suite::report(std::ostream& out) const {
         std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
             return median(by[a]) < median(by[b]);
         });
-        out << "  summary by relation:\n  relation        pairs      min   median     mean      max  (ns)\n";
+        out << "  summary by relation:\n  relation            pairs      min   median     mean      max  (ns)\n";
         for (const auto& rel : order) {
             const auto& v = by[rel];
             double sum = 0;
             for (double x : v) sum += x;
             char buf[160];
-            std::snprintf(buf, sizeof buf, "  %-14s %6zu %8.1f %8.1f %8.1f %8.1f\n", rel.c_str(), v.size(),
+            std::snprintf(buf, sizeof buf, "  %-18s %6zu %8.1f %8.1f %8.1f %8.1f\n", rel.c_str(), v.size(),
                           *std::min_element(v.begin(), v.end()), median(v), sum / v.size(),
                           *std::max_element(v.begin(), v.end()));
             out << buf;

@@ -11,16 +11,16 @@ inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__buil
 
 llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
     : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"), snoop_in("snoop_in"),
-      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed) {
+      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed),
+      domain_(tags_.capacity_lines()) {
     assert(p.cores.size() <= 64);
     cpu_side.register_b_transport(this, &llc::core_request);
     snoop_in.register_b_transport(this, &llc::home_snoop);
-    domain_.reserve(tags_.capacity_lines() * 2);
 }
 
 std::uint64_t llc::holder_ports(std::uint64_t line) const {
-    auto it = domain_.find(line);
-    return it == domain_.end() ? 0 : it->second.ports;
+    const domain_line* it = domain_.find(line);
+    return it == nullptr ? 0 : it->ports;
 }
 
 void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -39,9 +39,9 @@ void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time&
 ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     const std::uint64_t line = t.line;
     ps_t lat = p_.latency_ps;
-    auto it = domain_.find(line);
-    if (it != domain_.end()) {
-        domain_line& d = it->second;
+    domain_line* it = domain_.find(line);
+    if (it != nullptr) {
+        domain_line& d = *it;
         const std::uint64_t others = d.ports & ~bit(port);
         const int way = tags_.find(line);
         if (way >= 0) {
@@ -93,9 +93,9 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     bool have_data = core_had_data;
     bool exclusive = false;
     t.source = mem_source::llc;
-    auto it = domain_.find(line);
-    if (it != domain_.end()) {
-        domain_line& d = it->second;
+    domain_line* it = domain_.find(line);
+    if (it != nullptr) {
+        domain_line& d = *it;
         exclusive = d.exclusive;
         std::uint64_t others = d.ports & ~bit(port);
         if (others) {
@@ -138,10 +138,10 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
 
 void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     const std::uint64_t line = t.line;
-    auto it = domain_.find(line);
-    assert(it != domain_.end());
-    it->second.ports &= ~bit(port);
-    const bool exclusive = it->second.exclusive;
+    domain_line* it = domain_.find(line);
+    assert(it != nullptr);
+    it->ports &= ~bit(port);
+    const bool exclusive = it->exclusive;
     const int way = tags_.find(line);
     if (way >= 0) {
         if (t.dirty) tags_.set_state(line, way, line_state::modified);
@@ -166,20 +166,20 @@ void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
 
 void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     ++stats_.evictions;
-    auto it = domain_.find(line);
-    assert(it != domain_.end());
+    domain_line* it = domain_.find(line);
+    assert(it != nullptr);
     bool dirty = s == line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive) { // back-invalidate the cores
-        for (std::uint64_t ports = it->second.ports; ports; ports &= ports - 1) {
+        for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
             bool d = false;
             if (snoop_core(lowest(ports), mem_op::snoop_invalidate, line, d)) ++stats_.invalidations;
             dirty = dirty || d;
         }
-        it->second.ports = 0;
+        it->ports = 0;
     }
     if (dirty) ++stats_.writebacks;
-    if (it->second.ports == 0) { // the domain no longer holds the line
-        domain_.erase(it);
+    if (it->ports == 0) { // the domain no longer holds the line
+        domain_.erase(line);
         notify_home(mem_op::put, line, dirty, at);
     } else if (dirty) {
         notify_home(mem_op::writeback, line, true, at);
@@ -229,8 +229,8 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const std::uint64_t line = t.line;
     ++stats_.snoops;
     ps_t lat = p_.latency_ps;
-    auto it = domain_.find(line);
-    t.had_line = it != domain_.end();
+    domain_line* it = domain_.find(line);
+    t.had_line = it != nullptr;
     t.dirty = false;
     if (!t.had_line) {
         delay += ps_time(lat);
@@ -249,7 +249,7 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         }
     }
     bool from_core = false;
-    for (std::uint64_t ports = it->second.ports; ports; ports &= ports - 1) {
+    for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
         bool d = false;
         if (snoop_core(lowest(ports), t.op, line, d)) {
             from_core = from_core || way < 0 || d;
@@ -258,9 +258,9 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     }
     if (from_core) lat += p_.peer_snoop_ps;
     if (invalidate)
-        domain_.erase(it);
+        domain_.erase(line);
     else
-        it->second.exclusive = false;
+        it->exclusive = false;
     t.dirty = dirty;
     delay += ps_time(lat);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);

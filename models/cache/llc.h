@@ -11,6 +11,7 @@
 
 #include "models/cache/cache_stats.h"
 #include "models/cache/tag_array.h"
+#include "models/common/line_map.h"
 #include "models/common/mem_txn.h"
 #include "models/memory/address_map.h"
 #include "platforms/platform_params.h"
@@ -21,7 +22,6 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include <unordered_map>
 
 namespace warmsched::models {
 
@@ -52,7 +52,7 @@ public:
     const cache_stats& stats() const { return stats_; }
     const tag_array& tags() const { return tags_; }
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
-    bool holds(std::uint64_t line) const { return domain_.count(line) != 0; }
+    bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }
     std::uint64_t holder_ports(std::uint64_t line) const;
 
 private:
@@ -79,7 +79,7 @@ private:
     llc_params p_;
     address_map& addresses_;
     tag_array tags_;
-    std::unordered_map<std::uint64_t, domain_line> domain_;
+    line_map<domain_line> domain_;
     cache_stats stats_;
     txn_payload home_, notify_, snoop_;
 };

@@ -17,13 +17,13 @@ directory::directory(const sc_core::sc_module_name& name, const directory_params
 }
 
 std::uint64_t directory::sharers(std::uint64_t line) const {
-    auto it = lines_.find(line);
-    return it == lines_.end() ? 0 : it->second.sharers;
+    const entry* it = lines_.find(line);
+    return it == nullptr ? 0 : it->sharers;
 }
 
 int directory::owner(std::uint64_t line) const {
-    auto it = lines_.find(line);
-    return it == lines_.end() ? -1 : it->second.owner;
+    const entry* it = lines_.find(line);
+    return it == nullptr ? -1 : it->owner;
 }
 
 mem_source directory::remote_source(unsigned from_llc, unsigned to_llc) const {
@@ -39,11 +39,11 @@ void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     case mem_op::get_exclusive:
     case mem_op::upgrade: get_exclusive(t, delay); break;
     case mem_op::put: {
-        auto it = lines_.find(t.line);
-        if (it != lines_.end()) {
-            it->second.sharers &= ~bit(t.llc);
-            if (it->second.owner == static_cast<int>(t.llc)) it->second.owner = -1;
-            if (it->second.sharers == 0) lines_.erase(it);
+        entry* it = lines_.find(t.line);
+        if (it != nullptr) {
+            it->sharers &= ~bit(t.llc);
+            if (it->owner == static_cast<int>(t.llc)) it->owner = -1;
+            if (it->sharers == 0) lines_.erase(t.line);
         }
         if (t.dirty) memory(mem_op::mem_write, t.line, delay);
         break;

@@ -6,6 +6,7 @@
 // Capacity limits of real probe filters and their back-invalidations are not modelled.
 #pragma once
 
+#include "models/common/line_map.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -13,7 +14,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 namespace warmsched::models {
@@ -65,7 +65,7 @@ private:
 
     directory_params p_;
     std::function<ps_t(unsigned, unsigned)> distance_;
-    std::unordered_map<std::uint64_t, entry> lines_;
+    line_map<entry> lines_;
     directory_stats stats_;
     txn_payload snoop_, mem_;
 };

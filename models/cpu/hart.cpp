@@ -36,9 +36,9 @@ ps_t hart::access(mem_op op, std::uint64_t addr) {
     return lat;
 }
 
-ps_t hart::stream(const mem_access* accesses, std::size_t n) {
+ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     const ps_t start = now();
-    const std::size_t window = p_.max_outstanding;
+    const std::size_t window = sequential ? p_.max_outstanding_stream : p_.max_outstanding;
     inflight_.assign(window, 0);
     ps_t t = start, last = start;
     for (std::size_t i = 0; i < n; ++i) {

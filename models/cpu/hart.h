@@ -22,7 +22,8 @@ struct hart_params {
     unsigned core = 0;            // global core index
     unsigned line_size = 64;
     ps_t cycle_ps = 250;          // one core clock
-    unsigned max_outstanding = 10; // misses in flight for stream()
+    unsigned max_outstanding = 10;        // misses in flight for a stream in random order
+    unsigned max_outstanding_stream = 10; // misses in flight for a sequential stream (prefetchers help)
 };
 
 // One access of an independent stream (see hart::stream).
@@ -47,7 +48,9 @@ public:
     ps_t store(std::uint64_t addr) { return access(mem_op::store, addr); }
     ps_t atomic(std::uint64_t addr) { return access(mem_op::atomic, addr); }
     // Independent accesses; returns the elapsed time from the first issue to the last completion.
-    ps_t stream(const mem_access* accesses, std::size_t n);
+    // `sequential`: consecutive lines, which the hardware prefetchers fetch ahead of the demand
+    // (modelled as the deeper stream_outstanding_misses window, not as prefetch traffic).
+    ps_t stream(const mem_access* accesses, std::size_t n, bool sequential);
     void compute_cycles(std::uint64_t cycles);
     // Local time: SystemC time plus the quantum keeper's offset.
     ps_t now() const { return sc_core::sc_time_stamp().value() + qk_.get_local_time().value(); }

@@ -3,8 +3,9 @@
 // fixed chunks. The home memory controller of a line is also where its coherence directory entry lives.
 #pragma once
 
+#include "models/common/line_map.h"
+
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace warmsched::models {
@@ -17,8 +18,8 @@ public:
     // Home controller of `line`; `toucher_node` places the page if it has no home yet (first touch).
     unsigned home(std::uint64_t line, unsigned toucher_node) {
         const std::uint64_t page = line * line_size_ / page_size_;
-        auto it = page_node_.find(page);
-        unsigned node = it != page_node_.end() ? it->second : (page_node_[page] = toucher_node);
+        const unsigned* placed = page_node_.find(page);
+        const unsigned node = placed ? *placed : (page_node_[page] = toucher_node);
         const auto& mcs = controllers_of_node_[node];
         return mcs[(line * line_size_ / interleave_) % mcs.size()];
     }
@@ -31,7 +32,7 @@ private:
     std::uint64_t line_size_, page_size_, interleave_;
     std::vector<std::vector<unsigned>> controllers_of_node_;
     std::vector<unsigned> node_of_controller_;
-    std::unordered_map<std::uint64_t, unsigned> page_node_;
+    line_map<unsigned> page_node_;
 };
 
 } // namespace warmsched::models

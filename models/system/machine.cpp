@@ -73,7 +73,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
     for (unsigned c = 0; c < topo_.num_cores(); ++c)
         for (unsigned t = 0; t < topo_.threads_per_core(); ++t) {
             const unsigned cpu = topo_.cpu_of(c, t);
-            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses};
+            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses, p.core.stream_outstanding_misses};
             harts_[cpu] = std::make_unique<hart>(("cpu" + std::to_string(cpu)).c_str(), hp);
             harts_[cpu]->mem.bind(cores_[c]->cpu_side);
         }

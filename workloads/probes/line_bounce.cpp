@@ -8,7 +8,7 @@
 
 namespace warmsched::workloads {
 
-std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b) {
+std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b, const platform::fabric_graph* g) {
     const unsigned ca = t.core_of_cpu(a), cb = t.core_of_cpu(b);
     if (ca == cb) return "smt";
     if (t.llc_of_core(ca) == t.llc_of_core(cb)) return "same_llc";
@@ -18,7 +18,11 @@ std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b) {
         const std::string& g = names[d - 1];
         if (t.group_of_core(g, ca) == t.group_of_core(g, cb)) return "same_" + g;
     }
-    if (t.socket_of_core(ca) == t.socket_of_core(cb)) return "same_socket";
+    if (t.socket_of_core(ca) == t.socket_of_core(cb)) {
+        if (!g) return "same_socket";
+        const auto& r = g->route(g->llc_stop(t.llc_of_core(ca)), g->llc_stop(t.llc_of_core(cb)));
+        return "same_socket/" + std::to_string(r.hops()) + "hops";
+    }
     return "cross_socket";
 }
 
@@ -82,7 +86,7 @@ void line_bounce::run() {
             sum += bounce(a, b, addr);
         }
         next_region_ += (lines + 1) * interleave;
-        results_.push_back({a, b, cpu_relation(t, a, b), sum / lines});
+        results_.push_back({a, b, cpu_relation(t, a, b, &m_.graph()), sum / lines});
     }
 }
 

@@ -43,8 +43,11 @@ private:
 };
 
 // The closest relation between two CPUs: "smt", "same_llc", "same_<level>" for the platform's grouping
-// levels between LLC and socket (e.g. same_quadrant), "same_socket", "cross_socket".
-std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b);
+// levels between LLC and socket (e.g. same_quadrant), "same_socket", "cross_socket". With the fabric
+// graph, "same_socket" also tells how many fabric links separate the two LLCs ("same_socket/4hops"),
+// which separates e.g. adjacent from far I/O-die quadrants.
+std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b,
+                         const platform::fabric_graph* g = nullptr);
 // Every ordered pair a<b, or a deterministic sample of `n` of them (spread over all relations).
 std::vector<std::pair<unsigned, unsigned>> cpu_pairs(const platform::topology& t, unsigned n, std::uint64_t seed);
 

@@ -40,11 +40,11 @@ void migrate_refill::run() {
         models::hart& b = m_.cpu(to);
         a.sync();
         double warm = 0;
-        for (unsigned s = 0; s < std::max(1u, o_.warm_sweeps); ++s) warm = static_cast<double>(a.stream(sweep.data(), lines));
+        for (unsigned s = 0; s < std::max(1u, o_.warm_sweeps); ++s) warm = static_cast<double>(a.stream(sweep.data(), lines, false));
         a.sync();
         b.sync();
         const auto before = b.stats().accesses;
-        const double moved = static_cast<double>(b.stream(sweep.data(), lines));
+        const double moved = static_cast<double>(b.stream(sweep.data(), lines, false));
         b.sync();
         migrate_refill_result r;
         r.from = from;

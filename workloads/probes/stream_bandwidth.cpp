@@ -49,7 +49,7 @@ void stream_bandwidth::run() {
                 for (std::uint64_t done = 0; done < lines; done += chunk.size()) {
                     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), lines - done));
                     for (std::size_t k = 0; k < n; ++k) chunk[k] = {base + (done + k) * line, false};
-                    h.stream(chunk.data(), n);
+                    h.stream(chunk.data(), n, true);
                 }
                 h.sync();
                 ends[i] = h.now();

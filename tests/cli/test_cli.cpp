@@ -1,0 +1,142 @@
+// The command line as users meet it: the listings and formats it prints, the one-line errors and exit
+// status 2 for bad input, and byte-identical output for the same configuration and seed.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+struct result {
+    int status = -1;
+    std::string out, err;
+};
+
+result run(const std::string& args) {
+    const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
+    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
+    result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream e(err_file);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    return r;
+}
+
+unsigned lines(const std::string& s) { return static_cast<unsigned>(std::count(s.begin(), s.end(), '\n')); }
+
+fs::path write(const std::string& name, const std::string& text) {
+    const fs::path p = fs::temp_directory_path() / name;
+    std::ofstream(p) << text;
+    return p;
+}
+} // namespace
+
+TEST_CASE("platforms lists the nine shipped platforms, one line each") {
+    const auto r = run("platforms");
+    CHECK(r.status == 0);
+    CHECK(lines(r.out) == 9);
+    CHECK(r.out.find("genoa-9654-2s           384 CPUs  24 LLCs  2 NUMA nodes") != std::string::npos);
+}
+
+TEST_CASE("topology prints the lstopo tree, the NUMA distances and the sched domains") {
+    const auto r = run("topology genoa-9654-2s");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("Package L#1") != std::string::npos);
+    CHECK(r.out.find("L3 L#23 (32MB)") != std::string::npos);
+    CHECK(r.out.find("L2 L#0 (1024KB) + L1d L#0 (32KB) + Core L#0") != std::string::npos);
+    CHECK(r.out.find("PU L#1 (P#192)") != std::string::npos);
+    CHECK(r.out.find("  1:   32  10") != std::string::npos);
+    CHECK(r.out.find("SMT 2, MC 16, PKG 192, NUMA 384") != std::string::npos);
+    CHECK(r.out.find("SystemC") == std::string::npos); // no banner in the output
+}
+
+TEST_CASE("a platform given as a path works like a shipped name") {
+    const auto r = run(std::string("topology ") + WARMSCHED_SOURCE_DIR + "/configs/platforms/haswell-i7-4790.yaml");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("SMT 2, MC 8") != std::string::npos);
+}
+
+TEST_CASE("--csv prints a header and one row per measurement") {
+    const auto r = run("probe c2c --platform zen3-5950x --pairs 0:16,0:1,0:8 --round-trips 10 --csv");
+    CHECK(r.status == 0);
+    CHECK(r.out.rfind("cpu_a,cpu_b,relation,one_way_ns\n", 0) == 0);
+    CHECK(lines(r.out) == 4);
+    CHECK(r.out.find("0,16,smt,") != std::string::npos);
+}
+
+TEST_CASE("bad input gets one line naming the problem and exit status 2") {
+    SECTION("an unknown key given with -p") {
+        const auto r = run("topology zen3-5950x -p core.frequncy=3GHz");
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find("core.frequncy: unknown key") != std::string::npos);
+    }
+    SECTION("an unknown platform") {
+        const auto r = run("topology zen9");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("unknown platform 'zen9'") != std::string::npos);
+    }
+    SECTION("a CPU the machine does not have") {
+        const auto r = run("probe latency --platform haswell-i7-4790 --cpu 8");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--cpu: 8 is not a CPU of haswell-i7-4790") != std::string::npos);
+    }
+    SECTION("a malformed size option") {
+        const auto r = run("probe migrate --platform haswell-i7-4790 --ws 1MB_");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--ws") != std::string::npos);
+    }
+    SECTION("a mistake in an experiment file points at its line and column") {
+        const auto f = write("warmsched-bad-experiment.yaml", "platform: zen3-5950x\nprobes:\n  latency:\n    cpu: 99\n");
+        const auto r = run("run " + f.string() + " --out " + (fs::temp_directory_path() / "warmsched-bad-out").string());
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(f.string() + ":4:10: probes.latency.cpu: 99 is out of range [0, 31]") != std::string::npos);
+    }
+    SECTION("a mistake inside the platform an experiment names points into the platform's own file") {
+        const auto f = write("warmsched-bad-platform-override.yaml", "platform: zen3-5950x\nprobes: {}\n");
+        const auto r = run("run " + f.string() + " -p platform.caches.0.size=33KiB");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("platform.caches.0.size=33KiB: caches[0].size: size is not a whole number of sets") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("the same configuration and seed give byte-identical results") {
+    const fs::path a = fs::temp_directory_path() / "warmsched-det-a", b = fs::temp_directory_path() / "warmsched-det-b";
+    fs::remove_all(a);
+    fs::remove_all(b);
+    const auto exp = write("warmsched-det.yaml", "platform: haswell-i7-4790\nseed: 7\nprobes:\n"
+                                                 "  latency: {max_footprint: 16MiB}\n  c2c: {}\n"
+                                                 "  migrate: {working_set: 128KiB}\n  bandwidth: {bytes_per_cpu: 1MiB}\n");
+    REQUIRE(run("run " + exp.string() + " --out " + a.string()).status == 0);
+    REQUIRE(run("run " + exp.string() + " --out " + b.string()).status == 0);
+    for (const char* f : {"latency.csv", "c2c.csv", "migrate.csv", "bandwidth.csv", "config.yaml", "report.txt"}) {
+        INFO(f);
+        std::ifstream fa(a / f), fb(b / f);
+        std::stringstream sa, sb;
+        sa << fa.rdbuf();
+        sb << fb.rdbuf();
+        CHECK(!sa.str().empty());
+        CHECK(sa.str() == sb.str());
+    }
+    // The resolved configuration holds defaults that the file did not give.
+    std::ifstream cfg(a / "config.yaml");
+    std::stringstream s;
+    s << cfg.rdbuf();
+    CHECK(s.str().find("bandwidth_window: 100ns") != std::string::npos);
+    CHECK(s.str().find("max_loads: 1048576") != std::string::npos);
+}

@@ -1,0 +1,73 @@
+// Configuration files: includes merge a base file under the including one, command-line overrides
+// replace single keys, and every value remembers the file, line and column it came from.
+#include "platforms/config/config_node.h"
+#include "platforms/config/config_reader.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace warmsched::config;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path write_file(const fs::path& dir, const std::string& name, const std::string& text) {
+    fs::create_directories(dir);
+    std::ofstream(dir / name) << text;
+    return dir / name;
+}
+} // namespace
+
+TEST_CASE("an included file is the base; the including file's keys override it map by map") {
+    const fs::path dir = fs::temp_directory_path() / "warmsched-test-include";
+    write_file(dir, "base.yaml", "a: 1\nb:\n  x: 1\n  y: 2\nlist: [1, 2]\n");
+    const fs::path top = write_file(dir, "top.yaml", "include: base.yaml\nb:\n  y: 3\nlist: [9]\n");
+    config_node root = load_yaml_file(top.string());
+    CHECK(root.find("a")->scalar() == "1");
+    CHECK(root.find("b")->find("x")->scalar() == "1");
+    CHECK(root.find("b")->find("y")->scalar() == "3");
+    REQUIRE(root.find("list")->items().size() == 1);
+    CHECK(root.find("list")->items()[0].scalar() == "9");
+    CHECK(root.find("include") == nullptr);
+    // Positions point into the file that supplied the value.
+    CHECK(root.find("a")->where().file == (dir / "base.yaml").string());
+    CHECK(root.find("b")->find("y")->where().file == top.string());
+    CHECK(root.find("b")->find("y")->where().line == 3);
+}
+
+TEST_CASE("include cycles and missing include files are errors") {
+    const fs::path dir = fs::temp_directory_path() / "warmsched-test-cycle";
+    write_file(dir, "a.yaml", "include: b.yaml\nx: 1\n");
+    write_file(dir, "b.yaml", "include: a.yaml\ny: 1\n");
+    CHECK_THROWS_WITH(load_yaml_file((dir / "a.yaml").string()), Catch::Contains("include cycle"));
+    write_file(dir, "c.yaml", "include: nowhere.yaml\n");
+    CHECK_THROWS_WITH(load_yaml_file((dir / "c.yaml").string()), Catch::Contains("does not exist"));
+}
+
+TEST_CASE("overrides set dotted keys, index lists, and create missing maps") {
+    config_node root = load_yaml_text("core:\n  frequency: 3GHz\ncaches:\n  - {size: 1KiB}\n  - {size: 2KiB}\n", "t.yaml");
+    apply_override(root, "core.frequency=4GHz");
+    apply_override(root, "caches.1.size=8KiB");
+    apply_override(root, "memory.latency=80ns");
+    CHECK(root.find("core")->find("frequency")->scalar() == "4GHz");
+    CHECK(root.find("caches")->items()[1].find("size")->scalar() == "8KiB");
+    CHECK(root.find("memory")->find("latency")->scalar() == "80ns");
+    CHECK_THROWS_WITH(apply_override(root, "core.frequency"), Catch::Contains("dotted.key=value"));
+    CHECK_THROWS_WITH(apply_override(root, "caches.7.size=1KiB"), Catch::Contains("not an index"));
+    CHECK_THROWS_WITH(apply_override(root, "core.frequency.x=1"), Catch::Contains("plain value"));
+}
+
+TEST_CASE("the resolved tree holds every value read, defaults included") {
+    config_node root = load_yaml_text("size: 32KiB\n", "t.yaml");
+    config_node resolved = config_node::make_map({});
+    error_list errors;
+    config_reader r(&root, "", errors, &resolved);
+    CHECK(r.size("size") == 32768);
+    CHECK(r.integer("ways", 8, 1, 64) == 8);
+    r.finish();
+    CHECK(errors.empty());
+    CHECK(resolved.find("size")->scalar() == "32KiB");
+    CHECK(resolved.find("ways")->scalar() == "8");
+    CHECK(resolved.to_yaml().find("ways: 8") != std::string::npos);
+}
