@@ -18,7 +18,8 @@ using graph_t = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS
 
 std::string fabric_link::name() const { return from_name + "_" + to_name; }
 
-fabric_graph::fabric_graph(const platform_params& p, const topology& t, const config::origin& where) {
+fabric_graph::fabric_graph(const platform_params& p, const topology& t, const config::origin& where,
+                           const std::string& key) {
     // Stops: one per instance of their group.
     std::map<std::string, std::vector<unsigned>> by_kind;
     auto add_kind = [&](const std::string& kind, const std::string& group) {
@@ -101,11 +102,11 @@ fabric_graph::fabric_graph(const platform_params& p, const topology& t, const co
     for (unsigned a : llc_stops_) {
         for (unsigned m : memory_stops_)
             if (!std::isfinite(route(a, m).latency_ps) || !std::isfinite(route(m, a).latency_ps))
-                throw config::config_error(where, "fabric.links",
+                throw config::config_error(where, key,
                                            "the links do not connect " + stops_[a].name() + " to " + stops_[m].name());
         for (unsigned b : llc_stops_)
             if (!std::isfinite(route(a, b).latency_ps))
-                throw config::config_error(where, "fabric.links",
+                throw config::config_error(where, key,
                                            "the links do not connect " + stops_[a].name() + " to " + stops_[b].name());
     }
 }

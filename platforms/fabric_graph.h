@@ -36,8 +36,9 @@ struct fabric_route {
 
 class fabric_graph {
 public:
-    // Throws config_error (at `where`) if some LLC cannot reach some memory controller or other LLC.
-    fabric_graph(const platform_params& p, const topology& t, const config::origin& where);
+    // Throws config_error (at `where`, naming `key`) if some LLC cannot reach some memory controller or LLC.
+    fabric_graph(const platform_params& p, const topology& t, const config::origin& where,
+                 const std::string& key = "fabric.links");
 
     const std::vector<fabric_stop>& stops() const { return stops_; }
     const std::vector<fabric_link>& links() const { return links_; }

@@ -143,7 +143,7 @@ void read_numa(config_reader& r, platform_params& p) {
 
 void read_fabric(config_reader& r, platform_params& p) {
     p.fabric.directory_latency_ps = r.time_ps("directory_latency", 0);
-    p.fabric.bandwidth_window_ps = r.time_ps("bandwidth_window", 100e3);
+    p.fabric.bandwidth_window_ps = r.time_ps("bandwidth_window", 10e3);
     if (p.fabric.bandwidth_window_ps < 1e3) r.error("bandwidth_window", "must be at least 1ns");
     std::set<std::string> kinds = {"llc", "memory"};
     for (auto& s : r.children("stops")) {
@@ -229,9 +229,10 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
 
 } // namespace
 
-platform_params read_platform(const config::config_node& root, config::config_node* resolved) {
+platform_params read_platform(const config::config_node& root, config::config_node* resolved,
+                              const std::string& key_prefix) {
     config::error_list errors;
-    config_reader r(&root, "", errors, resolved, root.where());
+    config_reader r(&root, key_prefix, errors, resolved, root.where());
     platform_params p;
     p.name = r.text("name");
     p.description = r.text("description", "");
@@ -252,7 +253,8 @@ platform_params read_platform(const config::config_node& root, config::config_no
     errors.throw_if_any();
     // The fabric must connect every LLC to every memory controller; the graph builder reports it.
     topology t(p);
-    fabric_graph g(p, t, root.find("fabric") ? root.find("fabric")->where() : root.where());
+    fabric_graph g(p, t, root.find("fabric") ? root.find("fabric")->where() : root.where(),
+                   (key_prefix.empty() ? "" : key_prefix + ".") + "fabric.links");
     return p;
 }
 

@@ -12,7 +12,9 @@
 namespace warmsched::platform {
 
 // `resolved` (optional) receives the fully resolved platform section, defaults included.
-platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr);
+// `key_prefix` names the platform section in error messages when it is part of a larger file (e.g. "platform").
+platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr,
+                              const std::string& key_prefix = "");
 
 // Loads a platform by shipped name (configs/platforms/NAME.yaml) or by path, applying `-p` overrides.
 platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides = {},

@@ -76,7 +76,7 @@ struct link_params {
 
 struct fabric_params {
     double directory_latency_ps = 0; // lookup at the home directory
-    double bandwidth_window_ps = 100e3; // granularity of link occupancy accounting
+    double bandwidth_window_ps = 10e3;  // granularity of link occupancy accounting
     std::vector<stop_params> stops;
     std::vector<link_params> links;
 };

@@ -48,7 +48,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     if (platform_node && platform_node->is_map()) {
         config::config_node resolved_platform = config::config_node::make_map({});
         try {
-            e.platform = platform::read_platform(*platform_node, &resolved_platform);
+            e.platform = platform::read_platform(*platform_node, &resolved_platform, "platform");
             cpus = 1;
             for (const auto& l : e.platform.levels) cpus *= l.count;
             cpus *= e.platform.threads_per_core;

@@ -11,11 +11,13 @@
 namespace warmsched::sim {
 namespace {
 
-// lstopo prints binary sizes with KB/MB/GB.
+// lstopo prints binary sizes in KB, switching to MB and GB only from 10240 of the smaller unit.
 std::string lstopo_size(std::uint64_t bytes) {
-    if (bytes >= (1ull << 30) && bytes % (1ull << 30) == 0) return std::to_string(bytes >> 30) + "GB";
-    if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0) return std::to_string(bytes >> 20) + "MB";
-    return std::to_string(bytes >> 10) + "KB";
+    std::uint64_t v = bytes >> 10;
+    const char* units[] = {"KB", "MB", "GB"};
+    int u = 0;
+    while (v >= 10240 && u < 2) v >>= 10, ++u;
+    return std::to_string(v) + units[u];
 }
 
 std::string object_name(const std::string& level) {

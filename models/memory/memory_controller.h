@@ -16,7 +16,7 @@ struct memory_controller_params {
     ps_t latency_ps = 0;
     double bandwidth = 0; // bytes/s
     unsigned line_size = 64;
-    ps_t bandwidth_window_ps = 100000;
+    ps_t bandwidth_window_ps = 10000;
 };
 
 struct memory_stats {

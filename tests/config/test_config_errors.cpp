@@ -34,9 +34,11 @@ std::string error_of(const std::string& text) {
     return {};
 }
 
-void check_error(const std::string& from, const std::string& to, const std::string& key, const std::string& what) {
+void check_error(const std::string& from, const std::string& to, const std::string& key, const std::string& what,
+                 int line_offset = 0) {
     int line = 0;
     const std::string text = edited(from, to, line);
+    line += line_offset;
     const std::string err = error_of(text);
     INFO(err);
     CHECK(err.find("bad.yaml:" + std::to_string(line) + ":") != std::string::npos);
@@ -56,7 +58,7 @@ TEST_CASE("1: YAML syntax error names the position") {
 }
 
 TEST_CASE("2: an unknown key (a typo) is an error, not ignored") {
-    check_error("frequency: 1GHz", "frequency: 1GHz\n  frequncy: 2GHz", "core.frequncy", "unknown key");
+    check_error("frequency: 1GHz", "frequency: 1GHz\n  frequncy: 2GHz", "core.frequncy", "unknown key", 1);
 }
 
 TEST_CASE("3: a missing required key") {
@@ -81,7 +83,7 @@ TEST_CASE("7: out-of-range values") {
     check_error("associativity: 4, latency: 20cycles", "associativity: 0, latency: 20cycles", "caches[2].associativity",
                 "out of range");
     check_error("max_outstanding_misses: 4", "max_outstanding_misses: 4\n  smt_throughput: 1.5", "core.smt_throughput",
-                "out of range");
+                "out of range", 1);
 }
 
 TEST_CASE("8: impossible cache geometry") {
@@ -99,7 +101,7 @@ TEST_CASE("10: the last level must be shared (an LLC), and only the last may be"
 
 TEST_CASE("11: a NUMA distance table of the wrong size") {
     check_error("node_per: socket", "node_per: socket\n  distances: [[10, 20], [20, 10]]", "numa.distances",
-                "must be 1 x 1");
+                "must be 1 x 1", 1);
 }
 
 TEST_CASE("12: a NUMA distance table that is not symmetric or has a wrong diagonal") {

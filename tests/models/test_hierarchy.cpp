@@ -144,9 +144,9 @@ TEST_CASE("dirty lines are written back to memory when they leave the last cache
 TEST_CASE("memory bandwidth limits streams from several cores") {
     rig r;
     double gbps = 0;
+    std::vector<models::ps_t> end(4);
     r.run([&] {
         std::vector<sc_core::sc_process_handle> threads;
-        std::vector<models::ps_t> end(4);
         for (unsigned c = 0; c < 4; ++c)
             threads.push_back(workloads::spawn_program("s", [&, c] {
                 std::vector<models::mem_access> a(16384);
@@ -159,6 +159,7 @@ TEST_CASE("memory bandwidth limits streams from several cores") {
         const auto last = *std::max_element(end.begin(), end.end());
         gbps = 4.0 * 16384 * 64 / static_cast<double>(last) * 1e3;
     });
+    for (auto e : end) UNSCOPED_INFO("thread ended at " << e / 1e6 << " us");
     // Offered: 4 cores x 4 misses x 64 B / 102 ns = 10 GB/s; the channel gives 6.4 GB/s.
     CHECK(gbps == Approx(6.4).epsilon(0.05));
     CHECK(r.m.memory_at(0).stats().queued_ps > 0);
