@@ -35,8 +35,8 @@ deps:
 	fi
 
 bench: build
-	./$(BUILD)/bench/cache_throughput
-	./$(BUILD)/warmsched probe c2c --platform genoa-9654-2s --sample 1000 --summary
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ./$(BUILD)/bench/cache_throughput zen3-5950x 20
+	/usr/bin/time -f "c2c genoa-9654-2s 1000 pairs: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched probe c2c --platform genoa-9654-2s --sample 1000 --summary > /dev/null
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -12,7 +12,7 @@ inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__buil
 llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
     : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"), snoop_in("snoop_in"),
       p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed),
-      domain_(tags_.capacity_lines()) {
+      domain_(4096) {
     assert(p.cores.size() <= 64);
     cpu_side.register_b_transport(this, &llc::core_request);
     snoop_in.register_b_transport(this, &llc::home_snoop);
@@ -203,7 +203,6 @@ ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_c
     home_.txn.cpu = from.cpu;
     home_.txn.core = from.core;
     home_.txn.llc = p_.index;
-    home_.txn.issue_ps = from.issue_ps;
     home_.txn.target = addresses_.home(line, p_.node);
     home_.txn.dirty = false;
     home_.txn.data_direct = false;

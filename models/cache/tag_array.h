@@ -36,6 +36,17 @@ public:
     line_state state(std::uint64_t line, int way) const { return states_[set_of(line) * assoc_ + way]; }
     void set_state(std::uint64_t line, int way, line_state s) { states_[set_of(line) * assoc_ + way] = s; }
 
+    // Slot-based access for hot paths: slot() finds a line once (-1 on a miss), the *_at calls use the slot.
+    long slot(std::uint64_t line) const {
+        const std::size_t base = set_of(line) * assoc_;
+        for (unsigned w = 0; w < assoc_; ++w)
+            if (tags_[base + w] == line) return static_cast<long>(base + w);
+        return -1;
+    }
+    line_state state_at(long slot) const { return states_[slot]; }
+    void set_state_at(long slot, line_state s) { states_[slot] = s; }
+    void touch_at(long slot) { stamps_[slot] = next_stamp(); }
+
     // Looks up and, on a hit, marks the line most recently used. Returns the state (invalid on a miss).
     line_state access(std::uint64_t line) {
         const std::size_t base = set_of(line) * assoc_;

@@ -56,7 +56,6 @@ struct mem_txn : tlm::tlm_extension<mem_txn> {
     std::uint32_t llc = 0;    // requesting LLC
     std::uint32_t target = 0; // fabric destination: directory (home) or LLC index
     bool dirty = false;       // put/snoop: the data is dirty
-    ps_t issue_ps = 0;        // absolute time the hart issued the access
 
     // Response.
     line_state granted = line_state::invalid;

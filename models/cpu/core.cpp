@@ -13,14 +13,28 @@ core::core(const sc_core::sc_module_name& name, const core_module_params& p)
         latency_.push_back(l.latency_ps);
     }
     stats_.resize(levels_.size());
+    l1_time_ = ps_time(latency_[0]);
+    while ((1u << line_shift_) < p.levels.front().line_size) ++line_shift_;
     cpu_side.register_b_transport(this, &core::b_transport);
     snoop_side.register_b_transport(this, &core::snoop);
 }
 
 void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    if (gp.is_read()) { // fast path: a load that hits in L1 needs nothing beyond the payload's address
+        tag_array& l1 = levels_[0];
+        const long slot = l1.slot(gp.get_address() >> line_shift_);
+        if (slot >= 0) {
+            l1.touch_at(slot);
+            ++stats_[0].hits;
+            delay += l1_time_;
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
+        }
+    }
     mem_txn* t = gp.get_extension<mem_txn>();
     assert(t);
-    delay += ps_time(access(*t, delay));
+    const ps_t lat = access(*t, delay);
+    delay += lat == latency_[0] ? l1_time_ : ps_time(lat);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -31,14 +45,18 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
     const unsigned n = num_levels();
     for (unsigned lv = 0; lv < n; ++lv) {
         tag_array& tags = levels_[lv];
-        const int way = tags.find(line);
-        if (way < 0) {
+        const long slot = tags.slot(line);
+        if (slot < 0) {
             ++stats_[lv].misses;
             continue;
         }
-        tags.touch(line, way);
+        tags.touch_at(slot);
         ++stats_[lv].hits;
-        const line_state s = tags.state(line, way);
+        const line_state s = tags.state_at(slot);
+        if (lv == 0 && (!write || s == line_state::modified)) { // the common case: an L1 hit with permission
+            t.source = mem_source::l1;
+            return latency_[0] + atomic;
+        }
         t.source = lv == 0 ? mem_source::l1 : mem_source::l2;
         ps_t lat = latency_[lv];
         if (write && s == line_state::shared) { // need ownership: invalidate the other copies
@@ -77,7 +95,6 @@ ps_t core::request(mem_op op, std::uint64_t line, const mem_txn& from, const sc_
     down_.txn.cpu = from.cpu;
     down_.txn.core = p_.index;
     down_.txn.llc = p_.llc;
-    down_.txn.issue_ps = from.issue_ps;
     down_.txn.granted = line_state::invalid;
     down_.txn.dirty = false;
     sc_core::sc_time d = at;

@@ -64,6 +64,8 @@ private:
     core_module_params p_;
     std::vector<tag_array> levels_;
     std::vector<ps_t> latency_;
+    sc_core::sc_time l1_time_; // latency_[0] as sc_time (the most frequent answer)
+    unsigned line_shift_ = 0;  // log2(line size)
     std::vector<cache_stats> stats_;
     txn_payload down_;
 };

@@ -11,29 +11,33 @@ hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_modul
     qk_.reset();
 }
 
-ps_t hart::issue(mem_op op, std::uint64_t addr) {
+sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
+    // The generic payload carries the address and the command (what a plain load or store needs); the
+    // extension adds what the hierarchy needs beyond that.
+    req_.gp.set_address(addr);
+    req_.gp.set_command(op == mem_op::load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
     req_.txn.op = op;
     req_.txn.line = addr / p_.line_size;
-    req_.txn.issue_ps = now();
+    req_.txn.source = mem_source::l1;
     sc_core::sc_time delay = qk_.get_local_time();
     const sc_core::sc_time start = delay;
     mem->b_transport(req_.gp, delay);
-    const ps_t lat = (delay - start).value();
+    const sc_core::sc_time lat = delay - start;
     const int src = static_cast<int>(req_.txn.source);
     ++stats_.accesses[src];
-    stats_.latency_ps[src] += lat;
+    stats_.latency_ps[src] += lat.value();
     return lat;
 }
 
-void hart::advance(ps_t ps) {
-    qk_.inc(ps_time(ps));
+void hart::advance(const sc_core::sc_time& t) {
+    qk_.inc(t);
     if (qk_.need_sync()) qk_.sync();
 }
 
 ps_t hart::access(mem_op op, std::uint64_t addr) {
-    const ps_t lat = issue(op, addr);
+    const sc_core::sc_time lat = issue(op, addr);
     advance(lat);
-    return lat;
+    return lat.value();
 }
 
 ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
@@ -46,7 +50,7 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
         ps_t& slot = inflight_[i % window];
         if (slot > t) t = slot;
         qk_.set(ps_time(t - sc_core::sc_time_stamp().value()));
-        const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr);
+        const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr).value();
         slot = t + lat;
         last = std::max(last, slot);
         t += p_.cycle_ps; // one access issued per cycle
@@ -61,6 +65,6 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     return end - start;
 }
 
-void hart::compute_cycles(std::uint64_t cycles) { advance(cycles * p_.cycle_ps); }
+void hart::compute_cycles(std::uint64_t cycles) { advance(ps_time(cycles * p_.cycle_ps)); }
 
 } // namespace warmsched::models

@@ -63,8 +63,8 @@ public:
 
 private:
     ps_t access(mem_op op, std::uint64_t addr);
-    ps_t issue(mem_op op, std::uint64_t addr); // one access at the current local time; returns its latency
-    void advance(ps_t ps);
+    sc_core::sc_time issue(mem_op op, std::uint64_t addr); // one access at the current local time; returns its latency
+    void advance(const sc_core::sc_time& t);
 
     hart_params p_;
     txn_payload req_;
