@@ -37,20 +37,27 @@ std::vector<std::string> shipped_platforms() {
     return names;
 }
 
-std::string resolve_platform_path(const std::string& name_or_path) {
-    bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                           (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml");
+std::string find_platform_path(const std::string& name_or_path, std::string& why) {
+    const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                                 (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml");
     if (looks_like_path) {
-        if (!fs::exists(name_or_path))
-            throw config::config_error(config::origin{name_or_path, 0, 0}, "", "platform file does not exist");
-        return name_or_path;
+        if (fs::exists(name_or_path)) return name_or_path;
+        why = "platform file '" + name_or_path + "' does not exist";
+        return {};
     }
     fs::path p = fs::path(configs_dir()) / "platforms" / (name_or_path + ".yaml");
     if (fs::exists(p)) return p.string();
     std::string list;
     for (const auto& n : shipped_platforms()) list += (list.empty() ? "" : ", ") + n;
-    throw config::config_error(config::origin{"<command line>", 0, 0}, "platform",
-                               "unknown platform '" + name_or_path + "' (shipped: " + list + ")");
+    why = "unknown platform '" + name_or_path + "' (shipped: " + list + ")";
+    return {};
+}
+
+std::string resolve_platform_path(const std::string& name_or_path) {
+    std::string why;
+    std::string path = find_platform_path(name_or_path, why);
+    if (path.empty()) throw config::config_error(config::origin{"<command line>", 0, 0}, "platform", why);
+    return path;
 }
 
 } // namespace warmsched::platform

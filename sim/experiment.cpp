@@ -17,21 +17,27 @@ namespace fs = std::filesystem;
 
 experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides) {
     config::config_node root = config::load_yaml_file(path);
+    // `-p platform=NAME` chooses another platform: apply it before the platform's tree is spliced in.
+    std::vector<std::string> rest;
+    for (const auto& o : overrides) {
+        if (o.rfind("platform=", 0) == 0)
+            config::apply_override(root, o);
+        else
+            rest.push_back(o);
+    }
     // The platform is named (or a path relative to the experiment); splice its tree in so that
     // overrides such as platform.caches.2.size apply to it and errors point into its file.
     if (const auto* entry = root.find_entry("platform"); entry && entry->value.is_scalar()) {
         std::string name = entry->value.scalar();
         const bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".yaml");
-        if (is_path && fs::path(name).is_relative()) name = (fs::path(path).parent_path() / name).string();
-        std::string file;
-        try {
-            file = platform::resolve_platform_path(name);
-        } catch (const config::config_error& e) {
-            throw config::config_error(entry->value.where(), "platform", e.lines().front().substr(e.lines().front().find(": ") + 2));
-        }
+        if (is_path && fs::path(name).is_relative() && entry->value.where().line > 0)
+            name = (fs::path(path).parent_path() / name).string();
+        std::string why;
+        const std::string file = platform::find_platform_path(name, why);
+        if (file.empty()) throw config::config_error(entry->value.where(), "platform", why);
         root.set("platform", config::load_yaml_file(file), entry->key_where);
     }
-    for (const auto& o : overrides) config::apply_override(root, o);
+    for (const auto& o : rest) config::apply_override(root, o);
 
     experiment e;
     e.source = path;
@@ -39,7 +45,8 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     config::error_list errors;
     config::config_reader r(&root, "", errors, &e.resolved, root.where());
     const config::config_node* platform_node = r.consume("platform");
-    if (!platform_node) r.error("platform", "required key is missing (a shipped platform name or a file path)");
+    if (!platform_node || !platform_node->is_map())
+        r.error("platform", "expected a shipped platform name or a platform file path");
     e.seed = static_cast<std::uint64_t>(r.integer("seed", 1, 0, (1ll << 62)));
     e.quantum_ps = static_cast<std::uint64_t>(r.time_ps("quantum", 1e6));
     if (e.quantum_ps < 1000) r.error("quantum", "the quantum must be at least 1ns");

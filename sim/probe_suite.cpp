@@ -175,10 +175,10 @@ void probe_suite::report(std::ostream& out) const {
     const std::string& name = m_.platform().name;
     if (latency_) {
         out << "# latency: pointer chase on CPU " << s_.latency->cpu << " (" << name << ")\n";
-        out << "  footprint        MB    ns/load  served mostly by\n";
+        out << "  footprint          MB    ns/load  served mostly by\n";
         for (const auto& p : latency_->results()) {
             char buf[128];
-            std::snprintf(buf, sizeof buf, "  %-12s %8.5g %10.2f  %s\n", config::format_size(p.footprint).c_str(),
+            std::snprintf(buf, sizeof buf, "  %-10s %10.5f %10.2f  %s\n", config::format_size(p.footprint).c_str(),
                           static_cast<double>(p.footprint) / (1 << 20), p.ns_per_load, main_source(p.by_source));
             out << buf;
         }

@@ -69,6 +69,18 @@ TEST_CASE("a platform given as a path works like a shipped name") {
     CHECK(r.out.find("SMT 2, MC 8") != std::string::npos);
 }
 
+TEST_CASE("-p platform=NAME runs an experiment on another platform") {
+    const auto out = fs::temp_directory_path() / "warmsched-other-platform";
+    const auto f = write("warmsched-other.yaml", "platform: zen3-5950x\nprobes:\n  latency: {max_footprint: 64KiB}\n");
+    const auto r = run("run " + f.string() + " -p platform=haswell-i7-4790 --out " + out.string());
+    CHECK(r.status == 0);
+    CHECK(r.out.find("pointer chase on CPU 0 (haswell-i7-4790)") != std::string::npos);
+    std::ifstream cfg(out / "config.yaml");
+    std::stringstream s;
+    s << cfg.rdbuf();
+    CHECK(s.str().find("name: haswell-i7-4790") != std::string::npos);
+}
+
 TEST_CASE("CSV output has a header line and one row per measurement") {
     const auto r = run("probe c2c --platform zen3-5950x --pairs 0:16,0:1,0:8 --round-trips 10 --csv");
     CHECK(r.status == 0);
