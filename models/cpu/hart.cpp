@@ -2,6 +2,8 @@
 #include "models/cpu/hart.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 namespace warmsched::models {
 
@@ -43,16 +45,20 @@ ps_t hart::access(mem_op op, std::uint64_t addr) {
 ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     const ps_t start = now();
     const std::size_t window = sequential ? p_.max_outstanding_stream : p_.max_outstanding;
-    inflight_.assign(window, 0);
+    // Completion times of the accesses in flight, earliest first: like a pool of miss-status holding
+    // registers, any one that frees up takes the next access.
+    std::priority_queue<ps_t, std::vector<ps_t>, std::greater<ps_t>> inflight;
     ps_t t = start, last = start;
     for (std::size_t i = 0; i < n; ++i) {
-        // The slot of the access issued `window` accesses ago must have completed.
-        ps_t& slot = inflight_[i % window];
-        if (slot > t) t = slot;
+        while (!inflight.empty() && inflight.top() <= t) inflight.pop();
+        if (inflight.size() >= window) { // all busy: wait for the first to complete
+            t = inflight.top();
+            inflight.pop();
+        }
         qk_.set(ps_time(t - sc_core::sc_time_stamp().value()));
         const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr).value();
-        slot = t + lat;
-        last = std::max(last, slot);
+        inflight.push(t + lat);
+        last = std::max(last, t + lat);
         t += p_.cycle_ps; // one access issued per cycle
         if (qk_.need_sync()) {
             qk_.sync();

@@ -70,7 +70,6 @@ private:
     txn_payload req_;
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;
-    std::vector<ps_t> inflight_; // completion times of the accesses in flight (stream)
 };
 
 } // namespace warmsched::models

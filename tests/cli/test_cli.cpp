@@ -69,7 +69,7 @@ TEST_CASE("a platform given as a path works like a shipped name") {
     CHECK(r.out.find("SMT 2, MC 8") != std::string::npos);
 }
 
-TEST_CASE("-p platform=NAME runs an experiment on another platform") {
+TEST_CASE("an experiment runs on another platform with -p platform=NAME") {
     const auto out = fs::temp_directory_path() / "warmsched-other-platform";
     const auto f = write("warmsched-other.yaml", "platform: zen3-5950x\nprobes:\n  latency: {max_footprint: 64KiB}\n");
     const auto r = run("run " + f.string() + " -p platform=haswell-i7-4790 --out " + out.string());

@@ -31,18 +31,27 @@ void migrate_refill::run() {
     std::uniform_real_distribution<double> coin(0, 1);
     std::vector<std::uint64_t> order(lines);
     for (std::uint64_t k = 0; k < lines; ++k) order[k] = k;
-    std::shuffle(order.begin(), order.end(), rng);
     std::vector<models::mem_access> sweep(lines);
     std::uint64_t region = 1ull << 46;
-    for (const auto& [from, to] : o_.moves) {
+    auto new_sweep = [&] {
+        std::shuffle(order.begin(), order.end(), rng);
         for (std::uint64_t k = 0; k < lines; ++k) sweep[k] = {region + order[k] * line, coin(rng) < o_.write_fraction};
+    };
+    for (const auto& [from, to] : o_.moves) {
         models::hart& a = m_.cpu(from);
         models::hart& b = m_.cpu(to);
         a.sync();
+        // Initialise: touch every line once (as a program initialises its data), then warm up.
+        for (std::uint64_t k = 0; k < lines; ++k) sweep[k] = {region + k * line, true};
+        a.stream(sweep.data(), lines, true);
         double warm = 0;
-        for (unsigned s = 0; s < std::max(1u, o_.warm_sweeps); ++s) warm = static_cast<double>(a.stream(sweep.data(), lines, false));
+        for (unsigned s = 0; s < std::max(1u, o_.warm_sweeps); ++s) {
+            new_sweep();
+            warm = static_cast<double>(a.stream(sweep.data(), lines, false));
+        }
         a.sync();
         b.sync();
+        new_sweep();
         const auto before = b.stats().accesses;
         const double moved = static_cast<double>(b.stream(sweep.data(), lines, false));
         b.sync();

@@ -1,6 +1,9 @@
-// Probe "migrate": what moving a warm task costs. A task with a working set of `ws` bytes sweeps it
-// (independent accesses in a fixed random order, a fraction of them stores) on CPU `from` until its
-// caches are warm, then continues on CPU `to`. The extra time of the first sweep after the move over a
+// Probe "migrate": what moving a warm task costs. A task with a working set of `ws` bytes first writes
+// every line once (as a program initialises its data), then sweeps it -- independent accesses to every
+// line, each sweep in a new random order, a fraction of them stores -- on CPU `from` until its caches
+// are warm, and continues on CPU `to`. Every sweep touches the whole working set, so the first sweep
+// after the move refetches whatever the old CPU's private caches held (for a working set larger than
+// the private L2, that is the part LRU kept: with a new order per sweep, a minority of it). The extra time of the first sweep after the move over a
 // warm sweep, and where that sweep's lines came from, are the refill cost -- produced by the caches and
 // the fabric, not by any migration constant.
 #pragma once
