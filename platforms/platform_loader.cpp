@@ -258,6 +258,16 @@ platform_params read_platform(const config::config_node& root, config::config_no
     return p;
 }
 
+std::string set_sampling_problem(const platform_params& p, unsigned ratio) {
+    if (ratio == 0 || (ratio & (ratio - 1)) != 0) return "the set-sampling ratio must be a power of two";
+    for (const auto& c : p.caches) {
+        const std::uint64_t sets = c.size / (static_cast<std::uint64_t>(c.associativity) * c.line_size);
+        if (sets % ratio != 0)
+            return "cannot sample 1 in " + std::to_string(ratio) + " sets: " + c.name + " has " + std::to_string(sets) + " sets";
+    }
+    return {};
+}
+
 platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides,
                               config::config_node* resolved) {
     config::config_node root = config::load_yaml_file(resolve_platform_path(name_or_path));

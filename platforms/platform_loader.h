@@ -16,6 +16,10 @@ namespace warmsched::platform {
 platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr,
                               const std::string& key_prefix = "");
 
+// Why a set-sampling ratio cannot be used on this platform (empty when it can): it must be a power of
+// two that divides the number of sets of every cache level.
+std::string set_sampling_problem(const platform_params& p, unsigned ratio);
+
 // Loads a platform by shipped name (configs/platforms/NAME.yaml) or by path, applying `-p` overrides.
 platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides = {},
                               config::config_node* resolved = nullptr);

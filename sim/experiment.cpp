@@ -51,6 +51,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     e.quantum_ps = static_cast<std::uint64_t>(r.time_ps("quantum", 1e6));
     if (e.quantum_ps < 1000) r.error("quantum", "the quantum must be at least 1ns");
     r.text("description", "");
+    e.set_sampling = static_cast<unsigned>(r.integer("set_sampling", 1, 1, 1 << 16));
     unsigned cpus = 1;
     if (platform_node && platform_node->is_map()) {
         config::config_node resolved_platform = config::config_node::make_map({});
@@ -63,6 +64,10 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
             for (const auto& line : pe.lines()) errors.add_line(line);
         }
         e.resolved.set("platform", resolved_platform);
+        if (errors.empty()) {
+            const std::string why = platform::set_sampling_problem(e.platform, e.set_sampling);
+            if (!why.empty()) r.error("set_sampling", why);
+        }
     }
     auto probes = r.child("probes");
     e.probes = read_probe_settings(probes, cpus);
@@ -92,6 +97,7 @@ int run_experiment(const experiment& e, const std::string& out_dir, std::ostream
     models::machine_options mo;
     mo.seed = e.seed;
     mo.quantum_ps = e.quantum_ps;
+    mo.set_sampling = e.set_sampling;
     models::machine m("system", e.platform, mo);
     probe_suite suite(m, e.probes);
     suite.start();

@@ -17,6 +17,7 @@ struct experiment {
     platform::platform_params platform;
     std::uint64_t seed = 1;
     std::uint64_t quantum_ps = 1'000'000;
+    unsigned set_sampling = 1;
     probe_suite_settings probes;
     config::config_node resolved;       // every parameter, defaults included
 };

@@ -38,6 +38,7 @@ struct probe_cli {
     std::string min_footprint = "4KiB", max_footprint = "1GiB", ws = "1MiB", bytes = "16MiB";
     double write_fraction = 0.25;
     std::uint64_t seed = 1;
+    unsigned set_sampling = 1;
 };
 
 std::uint64_t cli_size(const std::string& text, const std::string& option) {
@@ -93,6 +94,9 @@ int run_probe(const probe_cli& c) {
     }
     models::machine_options mo;
     mo.seed = c.seed;
+    mo.set_sampling = c.set_sampling;
+    if (const std::string why = platform::set_sampling_problem(p, c.set_sampling); !why.empty())
+        throw config::config_error(config::origin{"<command line>", 0, 0}, "--set-sampling", why);
     models::machine m("system", p, mo);
     sim::probe_suite suite(m, s);
     suite.start();
@@ -127,6 +131,7 @@ int sc_main(int argc, char* argv[]) {
     probe->add_option("-p,--param", pc.overrides, "Override a platform key: dotted.key=value");
     probe->add_flag("--csv", pc.csv, "Print CSV: a header line and one row per measurement");
     probe->add_option("--seed", pc.seed, "Seed of every random choice");
+    probe->add_option("--set-sampling", pc.set_sampling, "Simulate 1 in N cache sets (N a power of two; default 1 = exact)");
     probe->add_option("--cpu", pc.cpu, "latency: CPU running the pointer chase");
     probe->add_option("--min-footprint", pc.min_footprint, "latency: smallest footprint (default 4KiB)");
     probe->add_option("--max-footprint", pc.max_footprint, "latency: largest footprint (default 1GiB)");

@@ -11,7 +11,7 @@ inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__buil
 
 llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
     : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"), snoop_in("snoop_in"),
-      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed),
+      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed, p.set_sampling),
       domain_(4096) {
     assert(p.cores.size() <= 64);
     cpu_side.register_b_transport(this, &llc::core_request);

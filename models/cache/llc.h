@@ -37,6 +37,7 @@ struct llc_params {
     platform::inclusion_policy inclusion = platform::inclusion_policy::inclusive;
     bool random_replacement = false;
     std::uint64_t seed = 1;
+    unsigned set_sampling = 1;
 };
 
 class llc : public sc_core::sc_module {

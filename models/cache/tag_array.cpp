@@ -6,12 +6,21 @@
 
 namespace warmsched::models {
 
+namespace {
+unsigned log2_of(unsigned n) {
+    unsigned s = 0;
+    while ((1u << s) < n) ++s;
+    return s;
+}
+} // namespace
+
 tag_array::tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,
-                     std::uint64_t seed)
-    : sets_(size_bytes / (static_cast<std::uint64_t>(associativity) * line_size)), assoc_(associativity),
-      pow2_((sets_ & (sets_ - 1)) == 0), random_(random_replacement), tags_(sets_ * associativity, no_line),
+                     std::uint64_t seed, unsigned set_sampling)
+    : full_sets_(size_bytes / (static_cast<std::uint64_t>(associativity) * line_size)),
+      sampling_shift_(log2_of(set_sampling)), sets_(full_sets_ >> sampling_shift_), assoc_(associativity),
+      pow2_((full_sets_ & (full_sets_ - 1)) == 0), random_(random_replacement), tags_(sets_ * associativity, no_line),
       stamps_(sets_ * associativity, 0), states_(sets_ * associativity, line_state::invalid), rng_(seed) {
-    assert(sets_ > 0);
+    assert(sets_ > 0 && (1u << sampling_shift_) == set_sampling && full_sets_ % set_sampling == 0);
 }
 
 tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {

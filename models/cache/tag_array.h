@@ -2,6 +2,8 @@
 // (true LRU by access stamps, or random from a seeded generator). It holds real line addresses (address /
 // line size) and knows nothing about the hierarchy around it: callers decide what a hit, a fill or an
 // eviction means. Data values are not stored; the model tracks where lines are, not what they hold.
+// With set sampling 1-in-N, only the sets whose index is a multiple of N exist, and only lines whose
+// address is a multiple of N (exactly the lines that map to those sets) may be presented.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@ public:
     };
 
     tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,
-              std::uint64_t seed);
+              std::uint64_t seed, unsigned set_sampling = 1);
 
     // Way index of `line` or -1. find() does not update replacement state; touch() does.
     int find(std::uint64_t line) const {
@@ -75,10 +77,12 @@ private:
     }
     void renumber_stamps();
     std::size_t set_of(std::uint64_t line) const {
-        return static_cast<std::size_t>(pow2_ ? (line & (sets_ - 1)) : (line % sets_));
+        return static_cast<std::size_t>((pow2_ ? (line & (full_sets_ - 1)) : (line % full_sets_)) >> sampling_shift_);
     }
 
-    std::uint64_t sets_;
+    std::uint64_t full_sets_;   // sets of the real cache
+    unsigned sampling_shift_;   // log2 of the set-sampling ratio
+    std::uint64_t sets_;        // sets simulated
     unsigned assoc_;
     bool pow2_;
     bool random_;

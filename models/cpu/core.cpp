@@ -9,7 +9,8 @@ core::core(const sc_core::sc_module_name& name, const core_module_params& p)
     : sc_module(name), cpu_side("cpu_side"), llc_side("llc_side"), snoop_side("snoop_side"), p_(p) {
     for (std::size_t i = 0; i < p.levels.size(); ++i) {
         const auto& l = p.levels[i];
-        levels_.emplace_back(l.size, l.associativity, l.line_size, l.random_replacement, p.seed * 131 + i);
+        levels_.emplace_back(l.size, l.associativity, l.line_size, l.random_replacement, p.seed * 131 + i,
+                             p.set_sampling);
         latency_.push_back(l.latency_ps);
     }
     stats_.resize(levels_.size());

@@ -35,6 +35,7 @@ struct core_module_params {
     ps_t atomic_ps = 0;         // extra time of a locked read-modify-write
     std::vector<private_level_params> levels; // L1D first
     std::uint64_t seed = 1;
+    unsigned set_sampling = 1;
 };
 
 class core : public sc_core::sc_module {

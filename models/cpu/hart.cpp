@@ -21,10 +21,18 @@ sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
     req_.txn.op = op;
     req_.txn.line = addr / p_.line_size;
     req_.txn.source = mem_source::l1;
+    if (req_.txn.line & (p_.set_sampling - 1)) { // not a sampled line: behave like the latest sampled access
+        req_.txn.source = last_sampled_source_;
+        ++stats_.accesses[static_cast<int>(last_sampled_source_)];
+        stats_.latency_ps[static_cast<int>(last_sampled_source_)] += last_sampled_.value();
+        return last_sampled_;
+    }
     sc_core::sc_time delay = qk_.get_local_time();
     const sc_core::sc_time start = delay;
     mem->b_transport(req_.gp, delay);
     const sc_core::sc_time lat = delay - start;
+    last_sampled_ = lat;
+    last_sampled_source_ = req_.txn.source;
     const int src = static_cast<int>(req_.txn.source);
     ++stats_.accesses[src];
     stats_.latency_ps[src] += lat.value();

@@ -24,6 +24,7 @@ struct hart_params {
     ps_t cycle_ps = 250;          // one core clock
     unsigned max_outstanding = 10;        // misses in flight for a stream in random order
     unsigned max_outstanding_stream = 10; // misses in flight for a sequential stream (prefetchers help)
+    unsigned set_sampling = 1;            // only lines whose address is a multiple of this are simulated
 };
 
 // One access of an independent stream (see hart::stream).
@@ -68,6 +69,8 @@ private:
 
     hart_params p_;
     txn_payload req_;
+    sc_core::sc_time last_sampled_;      // latency of the latest simulated access (set sampling)
+    mem_source last_sampled_source_ = mem_source::l1;
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;
 };

@@ -29,8 +29,9 @@ public:
     tlm_utils::multi_passthrough_target_socket<fabric> home_side;     // snoops from directory j (port j)
     tlm_utils::multi_passthrough_initiator_socket<fabric> llc_out;    // to LLC i's snoop_in (port i)
 
+    // `bandwidth_scale` multiplies every link's bandwidth (1/N under set sampling 1-in-N).
     fabric(const sc_core::sc_module_name& name, const platform::fabric_graph& graph, unsigned line_size,
-           ps_t bandwidth_window_ps);
+           ps_t bandwidth_window_ps, double bandwidth_scale = 1.0);
 
     const platform::fabric_graph& graph() const { return graph_; }
     const link_occupancy& link(unsigned i) const { return links_[i]; }

@@ -50,6 +50,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         lp.inclusion = llc_cfg.inclusion;
         lp.random_replacement = llc_cfg.replacement == platform::replacement_policy::random;
         lp.seed = o.seed * 1000003 + 7919 * l + 1;
+        lp.set_sampling = o.set_sampling;
         llcs_.push_back(std::make_unique<llc>(("llc" + std::to_string(l)).c_str(), lp, addresses_));
     }
 
@@ -62,6 +63,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         cp.index_in_llc = static_cast<unsigned>(std::find(peers.begin(), peers.end(), c) - peers.begin());
         cp.atomic_ps = static_cast<ps_t>(p.core.atomic_latency_ps + 0.5);
         cp.seed = o.seed * 7777 + c + 1;
+        cp.set_sampling = o.set_sampling;
         for (unsigned lv = 0; lv < topo_.num_private_levels(); ++lv) {
             const auto& cc = p.caches[lv];
             cp.levels.push_back({cc.name, cc.size, cc.associativity, line, static_cast<ps_t>(cc.latency_ps + 0.5),
@@ -73,7 +75,8 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
     for (unsigned c = 0; c < topo_.num_cores(); ++c)
         for (unsigned t = 0; t < topo_.threads_per_core(); ++t) {
             const unsigned cpu = topo_.cpu_of(c, t);
-            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses, p.core.stream_outstanding_misses};
+            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses, p.core.stream_outstanding_misses,
+                           o.set_sampling};
             harts_[cpu] = std::make_unique<hart>(("cpu" + std::to_string(cpu)).c_str(), hp);
             harts_[cpu]->mem.bind(cores_[c]->cpu_side);
         }
@@ -84,7 +87,8 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
             llcs_[l]->snoop_out.bind(cores_[c]->snoop_side);
         }
 
-    fabric_ = std::make_unique<fabric>("fabric", graph_, line, static_cast<ps_t>(p.fabric.bandwidth_window_ps));
+    fabric_ = std::make_unique<fabric>("fabric", graph_, line, static_cast<ps_t>(p.fabric.bandwidth_window_ps),
+                                       1.0 / o.set_sampling);
     for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
         llcs_[l]->mem_side.bind(fabric_->llc_side);
         fabric_->llc_out.bind(llcs_[l]->snoop_in);
@@ -95,7 +99,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         fabric* f = fabric_.get();
         homes_.push_back(std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
                                                      [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
-        memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5), p.memory.bandwidth, line,
+        memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5), p.memory.bandwidth / o.set_sampling, line,
                                     static_cast<ps_t>(p.fabric.bandwidth_window_ps)};
         memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
         fabric_->home_out.bind(homes_[m]->fabric_side);

@@ -2,6 +2,12 @@
 // per physical core, one LLC per LLC domain, the fabric, and a directory plus memory controller per
 // memory-controller stop, with every socket bound. Module names mirror the platform tree
 // (system.cpu12, system.core6, system.llc0, system.fabric, system.home1, system.mem1), and so do stats.
+//
+// Set sampling 1-in-N (for very large platforms): every cache keeps only the sets whose index is a
+// multiple of N, and only the lines that map to them (line address a multiple of N) travel through the
+// hierarchy -- so each simulated set sees exactly the traffic it would see in the full machine. Link and
+// memory bandwidths are scaled by 1/N to match the sampled traffic. An access to any other line takes
+// the latency and source of its hart's latest simulated access. Cache statistics count sampled lines.
 #pragma once
 
 #include "models/cache/llc.h"
@@ -24,6 +30,7 @@ namespace warmsched::models {
 struct machine_options {
     std::uint64_t seed = 1;       // seeds every random choice of the hardware model (random replacement)
     ps_t quantum_ps = 1'000'000;  // temporal-decoupling quantum of the harts (1 us)
+    unsigned set_sampling = 1;    // simulate 1 in N cache sets (a power of two dividing every level's sets)
 };
 
 class machine : public sc_core::sc_module {

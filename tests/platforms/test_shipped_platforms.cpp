@@ -76,6 +76,14 @@ TEST_CASE("NUMA distances are the data sheet's tables") {
     CHECK(snc2[0][2] == 21);
 }
 
+TEST_CASE("a set-sampling ratio must be a power of two dividing every cache level's sets") {
+    const auto p = platform::load_platform("haswell-e5-2690v3-2s"); // L1D 64 sets, L3 24576 sets
+    CHECK(platform::set_sampling_problem(p, 1).empty());
+    CHECK(platform::set_sampling_problem(p, 64).empty());
+    CHECK(platform::set_sampling_problem(p, 128) == "cannot sample 1 in 128 sets: l1d has 64 sets");
+    CHECK(platform::set_sampling_problem(p, 12) == "the set-sampling ratio must be a power of two");
+}
+
 TEST_CASE("unknown platform names list the shipped ones") {
     CHECK_THROWS_WITH(platform::load_platform("zen9-9999"), Catch::Contains("unknown platform 'zen9-9999'") &&
                                                                 Catch::Contains("genoa-9654-2s"));

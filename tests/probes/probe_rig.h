@@ -11,7 +11,8 @@ namespace warmsched::test {
 
 struct probe_rig {
     models::machine m;
-    explicit probe_rig(const std::string& platform) : m("system", platform::load_platform(platform), {}) {}
+    explicit probe_rig(const std::string& platform, models::machine_options o = {})
+        : m("system", platform::load_platform(platform), o) {}
     template <class Probe> void run(Probe& p) {
         workloads::spawn_program("probe", [&p] { p.run(); });
         sc_core::sc_start();

@@ -28,6 +28,16 @@ TEST_CASE("zen3-5950x: one core at the CCD link's 51.2 GB/s, all cores at 2 x DD
     CHECK(gb[1] == Approx(51.2).epsilon(0.10));
 }
 
+TEST_CASE("set sampling scales bandwidths with the sampled traffic: the same GB/s come out") {
+    models::machine_options o;
+    o.set_sampling = 8;
+    test::probe_rig r("zen3-5950x", o);
+    const auto sets = workloads::default_stream_sets(r.m.topo());
+    const auto gb = stream(r, {sets.front(), sets.back()}, 4 << 20);
+    CHECK(gb[0] == Approx(51.2).epsilon(0.10));
+    CHECK(gb[1] == Approx(51.2).epsilon(0.10));
+}
+
 TEST_CASE("genoa-9654-2s: one core at its CCD link (~64 GB/s), a socket at 12 x DDR5-4800 = 460.8 GB/s") {
     test::probe_rig r("genoa-9654-2s");
     const auto sets = workloads::default_stream_sets(r.m.topo());

@@ -40,6 +40,18 @@ TEST_CASE("genoa-9654-2s: L2 ~14 cycles, L3 ~50 cycles and NPS1 DRAM ~115-130 ns
     CHECK(ns[2] <= 130 * 1.1);
 }
 
+TEST_CASE("set sampling 1-in-16 keeps genoa's plateaus (only 1/16 of the sets are simulated)") {
+    models::machine_options o;
+    o.set_sampling = 16;
+    test::probe_rig r("genoa-9654-2s", o);
+    const auto ns = chase(r, {512 << 10, 16 << 20, 256 << 20});
+    CHECK(ns[0] == Approx(r.cycles_ns(14)).epsilon(0.10));
+    CHECK(ns[1] == Approx(r.cycles_ns(50)).epsilon(0.10));
+    CHECK(ns[2] >= 115 * 0.9);
+    CHECK(ns[2] <= 130 * 1.1);
+    CHECK(r.m.llc_at(0).tags().num_sets() == 32768 / 16);
+}
+
 TEST_CASE("genoa NPS4 DRAM is 5-10 ns below NPS1, as published") {
     test::probe_rig r("genoa-9654-2s-nps4");
     const auto ns = chase(r, {256 << 20});
