@@ -43,6 +43,20 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     if (it != nullptr) {
         domain_line& d = *it;
         const std::uint64_t others = d.ports & ~bit(port);
+        if (d.owner >= 0 && d.owner != static_cast<int>(port)) {
+            // A core of this LLC holds the line E or M (perhaps modified): it supplies it and keeps a copy.
+            ++stats_.hits;
+            ++stats_.peer_supplies;
+            bool dirty = false;
+            snoop_core(static_cast<unsigned>(d.owner), mem_op::snoop_shared, line, dirty);
+            d.owner = -1;
+            d.ports |= bit(port);
+            t.source = mem_source::peer_cache;
+            t.granted = line_state::shared;
+            lat += p_.peer_snoop_ps;
+            if (dirty) insert(line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
+            return lat;
+        }
         const int way = tags_.find(line);
         if (way >= 0) {
             ++stats_.hits;
@@ -57,10 +71,11 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             } else {
                 t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
             }
+            if (t.granted != line_state::shared) d.owner = static_cast<int>(port);
             d.ports |= bit(port);
             return lat;
         }
-        if (others) { // another core under this LLC has it
+        if (others) { // other cores under this LLC share it: one of them supplies it
             ++stats_.hits;
             ++stats_.peer_supplies;
             bool dirty = false;
@@ -69,7 +84,6 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             t.source = mem_source::peer_cache;
             t.granted = line_state::shared;
             lat += p_.peer_snoop_ps;
-            if (dirty) insert(line, line_state::modified, at + ps_time(lat)); // the dirty data stays in the LLC
             return lat;
         }
     }
@@ -81,6 +95,7 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     domain_line& d = domain_[line];
     d.ports |= bit(port);
     d.exclusive = reply.granted != line_state::shared;
+    d.owner = d.exclusive ? static_cast<int>(port) : -1;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
         insert(line, reply.granted, at + ps_time(lat));
     return lat;
@@ -117,6 +132,7 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
                 tags_.invalidate(line); // the writer's copy is the only valid one now
         }
         d.ports = bit(port);
+        d.owner = static_cast<int>(port);
     }
     if (exclusive) {
         ++stats_.hits;
@@ -129,6 +145,7 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     if (!have_data || core_had_data) t.source = reply.source;
     domain_line& d = domain_[line];
     d.ports = bit(port);
+    d.owner = static_cast<int>(port);
     d.exclusive = true;
     t.granted = line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
@@ -141,6 +158,7 @@ void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
     it->ports &= ~bit(port);
+    if (it->owner == static_cast<int>(port)) it->owner = -1;
     const bool exclusive = it->exclusive;
     const int way = tags_.find(line);
     if (way >= 0) {
@@ -176,6 +194,7 @@ void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) 
             dirty = dirty || d;
         }
         it->ports = 0;
+        it->owner = -1;
     }
     if (dirty) ++stats_.writebacks;
     if (it->ports == 0) { // the domain no longer holds the line
@@ -207,6 +226,7 @@ ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_c
     home_.txn.dirty = false;
     home_.txn.data_direct = false;
     home_.txn.granted = line_state::invalid;
+    home_.txn.source = mem_source::llc; // unless the home says the data came from elsewhere
     sc_core::sc_time d = at;
     mem_side->b_transport(home_.gp, d);
     reply = home_.txn;
@@ -256,10 +276,12 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         }
     }
     if (from_core) lat += p_.peer_snoop_ps;
-    if (invalidate)
+    if (invalidate) {
         domain_.erase(line);
-    else
+    } else {
         it->exclusive = false;
+        it->owner = -1;
+    }
     t.dirty = dirty;
     delay += ps_time(lat);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -59,6 +59,7 @@ public:
 private:
     struct domain_line {
         std::uint64_t ports = 0; // cores holding the line privately (bit per cpu_side port)
+        int owner = -1;          // the port granted E or M (it may have modified the line silently), or -1
         bool exclusive = false;  // the home directory granted this domain E or M
     };
 

@@ -50,6 +50,10 @@ void fabric::from_home(int home, tlm::tlm_generic_payload& gp, sc_core::sc_time&
     llc_out[t.target]->b_transport(gp, delay);
     // The snooped LLC answers the requester directly: with the line if it is to forward it, else an ack.
     const unsigned requester = graph_.llc_stop(t.llc);
+    if (t.dirty && t.op == mem_op::snoop_shared) { // the downgraded dirty line is also written back home
+        const sc_core::sc_time posted = delay;
+        traverse(graph_.route(dst, src), posted, true);
+    }
     delay += ps_time(traverse(graph_.route(dst, requester), delay, t.data_direct && t.had_line));
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
