@@ -187,17 +187,24 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
     const int node_depth = group_depth(p, p.numa.node_per);
     const int llc_depth = group_depth(p, p.caches.back().shared_by);
     const int mc_depth = group_depth(p, p.memory.controllers_per);
-    config_reader numa = root.child("numa");
     if (node_depth > llc_depth)
-        numa.error("node_per", "a NUMA node ('" + p.numa.node_per + "') cannot be smaller than an LLC ('" +
+        root.error_in("numa", "node_per", "a NUMA node ('" + p.numa.node_per + "') cannot be smaller than an LLC ('" +
                                   p.caches.back().shared_by + "')");
     if (mc_depth < node_depth)
-        root.child("memory").error("controllers_per", "a memory controller ('" + p.memory.controllers_per +
+        root.error_in("memory", "controllers_per", "a memory controller ('" + p.memory.controllers_per +
                                                           "') cannot serve several NUMA nodes ('" + p.numa.node_per + "')");
     unsigned cores = 1;
     for (const auto& l : p.levels) cores *= l.count;
     if (cores * p.threads_per_core > max_cpus)
-        root.child("topology").error("levels", "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+        root.error_in("topology", "levels", "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+    // The directory keeps a 64-bit sharer mask of LLCs, the LLC a 64-bit mask of its cores.
+    unsigned llcs = 1, cores_per_llc = 1;
+    for (int d = 1; d <= static_cast<int>(p.levels.size()); ++d)
+        (d <= llc_depth ? llcs : cores_per_llc) *= p.levels[d - 1].count;
+    if (llcs > 64) root.error_in("topology", "levels", "the model supports at most 64 LLCs, this machine has " + std::to_string(llcs));
+    if (cores_per_llc > 64)
+        root.error("caches", "the model supports at most 64 cores per LLC, " + p.caches.back().name + " has " +
+                                 std::to_string(cores_per_llc));
     unsigned nodes = 1;
     for (int d = 1; d <= node_depth; ++d) nodes *= p.levels[d - 1].count;
     const auto& dist = p.numa.distances;
@@ -205,22 +212,22 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
         bool ok = dist.size() == nodes;
         for (const auto& row : dist) ok = ok && row.size() == nodes;
         if (!ok) {
-            numa.error("distances", "the table must be " + std::to_string(nodes) + " x " + std::to_string(nodes) +
+            root.error_in("numa", "distances", "the table must be " + std::to_string(nodes) + " x " + std::to_string(nodes) +
                                         " (one row and column per NUMA node)");
             return;
         }
         for (unsigned i = 0; i < nodes; ++i)
             for (unsigned j = 0; j < nodes; ++j) {
                 if (i == j && dist[i][j] != 10) {
-                    numa.error("distances", "the local distance (diagonal) must be 10");
+                    root.error_in("numa", "distances", "the local distance (diagonal) must be 10");
                     return;
                 }
                 if (i != j && (dist[i][j] <= 10 || dist[i][j] > 254)) {
-                    numa.error("distances", "remote distances must be in (10, 254]");
+                    root.error_in("numa", "distances", "remote distances must be in (10, 254]");
                     return;
                 }
                 if (dist[i][j] != dist[j][i]) {
-                    numa.error("distances", "the table must be symmetric");
+                    root.error_in("numa", "distances", "the table must be symmetric");
                     return;
                 }
             }

@@ -26,6 +26,14 @@ int directory::owner(std::uint64_t line) const {
     return it == nullptr ? -1 : it->owner;
 }
 
+unsigned directory::supplier(const entry& e, std::uint64_t others, unsigned requester) const {
+    if (e.owner >= 0 && (others >> e.owner & 1)) return static_cast<unsigned>(e.owner);
+    unsigned from = lowest(others);
+    for (std::uint64_t m = others; m; m &= m - 1)
+        if (distance_(lowest(m), requester) < distance_(from, requester)) from = lowest(m);
+    return from;
+}
+
 mem_source directory::remote_source(unsigned from_llc, unsigned to_llc) const {
     return p_.llc_socket[from_llc] == p_.llc_socket[to_llc] ? mem_source::remote_llc : mem_source::remote_socket;
 }
@@ -59,11 +67,7 @@ void directory::get_shared(mem_txn& t, sc_core::sc_time& delay) {
     const unsigned r = t.llc;
     const std::uint64_t others = e.sharers & ~bit(r);
     if (others) {
-        // The owner if there is one, else the sharer nearest to the requester, forwards the line.
-        unsigned from = e.owner >= 0 ? static_cast<unsigned>(e.owner) : lowest(others);
-        if (e.owner < 0)
-            for (std::uint64_t m = others; m; m &= m - 1)
-                if (distance_(lowest(m), r) < distance_(from, r)) from = lowest(m);
+        const unsigned from = supplier(e, others, r);
         const mem_txn& reply = snoop(mem_op::snoop_shared, from, t, true, delay);
         if (reply.had_line) {
             if (reply.dirty) {
@@ -101,13 +105,15 @@ void directory::get_exclusive(mem_txn& t, sc_core::sc_time& delay) {
     const unsigned r = t.llc;
     const std::uint64_t others = e.sharers & ~bit(r);
     bool need_data = t.op == mem_op::get_exclusive;
+    const unsigned from = others ? supplier(e, others, r) : 0;
     sc_core::sc_time done = delay;
     for (std::uint64_t m = others; m; m &= m - 1) {
         const unsigned s = lowest(m);
         sc_core::sc_time d = delay; // invalidations go out in parallel; the requester waits for the last ack
-        const mem_txn& reply = snoop(mem_op::snoop_invalidate, s, t, need_data, d);
+        const bool forward = need_data && s == from;
+        const mem_txn& reply = snoop(mem_op::snoop_invalidate, s, t, forward, d);
         ++stats_.invalidations;
-        if (need_data && reply.had_line) {
+        if (forward && reply.had_line) {
             need_data = false;
             t.source = remote_source(s, r);
         }

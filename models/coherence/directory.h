@@ -62,6 +62,8 @@ private:
     const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward, sc_core::sc_time& delay);
     void memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay);
     mem_source remote_source(unsigned from_llc, unsigned to_llc) const;
+    // Which of `others` sends the line to `requester`: the owner, else the nearest sharer.
+    unsigned supplier(const entry& e, std::uint64_t others, unsigned requester) const;
 
     directory_params p_;
     std::function<ps_t(unsigned, unsigned)> distance_;

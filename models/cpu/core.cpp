@@ -68,19 +68,13 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
         } else if (write && s == line_state::exclusive) {
             set_state_all(line, line_state::modified);
         }
-        if (lv > 0) // bring the line into the levels above
+        if (lv > 0) { // bring the line into the levels above
+            const line_state st = levels_[lv].state(line, levels_[lv].find(line));
             for (int up = static_cast<int>(lv) - 1; up >= 0; --up) {
-                const line_state st = levels_[lv].state(line, levels_[lv].find(line));
-                tag_array::victim v = levels_[up].insert(line, st);
-                if (v.line != tag_array::no_line) {
-                    ++stats_[up].evictions;
-                    if (v.state == line_state::modified) { // the level below holds it (inclusion)
-                        ++stats_[up].writebacks;
-                        const int w = levels_[up + 1].find(v.line);
-                        if (w >= 0) levels_[up + 1].set_state(v.line, w, line_state::modified);
-                    }
-                }
+                const tag_array::victim v = levels_[up].insert(line, st);
+                if (v.line != tag_array::no_line) evicted(static_cast<unsigned>(up), v, delay);
             }
+        }
         return lat + atomic;
     }
     // Miss in every private level.
@@ -114,26 +108,26 @@ void core::fill(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     assert(s != line_state::invalid);
     // Fill from the lowest private level up, so that inclusion holds at every step.
     for (int lv = num_levels() - 1; lv >= 0; --lv) {
-        tag_array::victim v = levels_[lv].insert(line, s);
-        if (v.line == tag_array::no_line) continue;
-        ++stats_[lv].evictions;
-        bool dirty = v.state == line_state::modified;
-        if (lv + 1 < static_cast<int>(num_levels())) { // L1 victim: L2 keeps it
-            if (dirty) {
-                ++stats_[lv].writebacks;
-                const int w = levels_[lv + 1].find(v.line);
-                if (w >= 0) levels_[lv + 1].set_state(v.line, w, line_state::modified);
-            }
-            continue;
-        }
-        // Victim of the last private level: back-invalidate the levels above, then tell the LLC.
-        for (int up = lv - 1; up >= 0; --up) {
-            line_state st = levels_[up].invalidate(v.line);
-            dirty = dirty || st == line_state::modified;
-        }
-        if (dirty) ++stats_[lv].writebacks;
-        put(v.line, dirty, at);
+        const tag_array::victim v = levels_[lv].insert(line, s);
+        if (v.line != tag_array::no_line) evicted(static_cast<unsigned>(lv), v, at);
     }
+}
+
+void core::evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_time& at) {
+    ++stats_[lv].evictions;
+    // Inclusion: the levels above may not keep what this level lost.
+    bool dirty = v.state == line_state::modified;
+    for (int up = static_cast<int>(lv) - 1; up >= 0; --up)
+        dirty = levels_[up].invalidate(v.line) == line_state::modified || dirty;
+    if (dirty) ++stats_[lv].writebacks;
+    if (lv + 1 < num_levels()) { // the level below holds it (inclusion): it takes the dirty data
+        if (dirty) {
+            const int w = levels_[lv + 1].find(v.line);
+            if (w >= 0) levels_[lv + 1].set_state(v.line, w, line_state::modified);
+        }
+        return;
+    }
+    put(v.line, dirty, at); // the last private level: tell the LLC
 }
 
 void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {

@@ -59,6 +59,8 @@ private:
     // Sends a request to the LLC at `at` (annotated delay); returns its latency and fills `reply`.
     ps_t request(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at);
     void fill(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // A line displaced from private level `lv`: keeps the levels inclusive and passes dirty data down.
+    void evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_time& at);
     void set_state_all(std::uint64_t line, line_state s);
     void put(std::uint64_t line, bool dirty, const sc_core::sc_time& at);
 

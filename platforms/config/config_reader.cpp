@@ -37,6 +37,13 @@ void config_reader::error(const std::string& key, const std::string& what) const
     errors_->add(where(key), path(key), what);
 }
 
+void config_reader::error_in(const std::string& section, const std::string& key, const std::string& what) const {
+    const config_node* sub = node_ && node_->is_map() ? node_->find(section) : nullptr;
+    const config_node::entry* e = sub && sub->is_map() ? sub->find_entry(key) : nullptr;
+    const origin where = e ? e->value.where() : sub ? sub->where() : this->where(section);
+    errors_->add(where, path(section) + "." + key, what);
+}
+
 bool config_reader::has(const std::string& key) const { return node_ && node_->is_map() && node_->find(key); }
 
 const config_node* config_reader::raw(const std::string& key, bool required) {

@@ -49,6 +49,8 @@ public:
 
     // An error about this map's key, for cross-field checks done by the caller.
     void error(const std::string& key, const std::string& what) const;
+    // An error about `key` inside the sub-map `section` (reading nothing, resolving nothing).
+    void error_in(const std::string& section, const std::string& key, const std::string& what) const;
     origin where(const std::string& key) const;
     std::string path(const std::string& key) const;
     const std::string& key_path() const { return path_; }

@@ -151,4 +151,5 @@ TEST_CASE("the same configuration and seed give byte-identical results") {
     s << cfg.rdbuf();
     CHECK(s.str().find("bandwidth_window: 10ns") != std::string::npos);
     CHECK(s.str().find("max_loads: 1048576") != std::string::npos);
+    CHECK(s.str().find("node_per: socket") != std::string::npos); // sections checked across keys stay resolved
 }

@@ -143,6 +143,13 @@ TEST_CASE("18: cache levels with different line sizes, or latencies that do not 
     check_error("latency: 4cycles", "latency: 1cycles", "caches[1].latency", "must be larger than the latency of l1d");
 }
 
+TEST_CASE("19: more LLCs or cores per LLC than the model's 64-bit sharer masks hold") {
+    check_error("{name: ccx, count: 2}", "{name: ccx, count: 65}", "topology.levels", "at most 64 LLCs", -2);
+    int line = 0;
+    const std::string err = error_of(edited("{name: core, count: 2}", "{name: core, count: 65}", line));
+    CHECK(err.find("caches: the model supports at most 64 cores per LLC, l3 has 65") != std::string::npos);
+}
+
 TEST_CASE("all problems of a file are reported at once") {
     int line = 0;
     std::string text = edited("size: 4KiB", "size: 4Kb", line);

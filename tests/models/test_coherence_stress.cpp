@@ -179,6 +179,7 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
     num_lines = env("STRESS_LINES", num_lines);
     models::machine_options o;
     o.seed = seed;
+    o.set_sampling = static_cast<unsigned>(env("STRESS_SAMPLING", 1)); // lines below are multiples of it
     models::machine m("system", p, o);
     checker chk{m, num_lines};
     result res;
@@ -188,7 +189,7 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
         std::ostringstream history;
         for (std::uint64_t i = 0; i < steps && res.first_failure.empty(); ++i) {
             const unsigned cpu = static_cast<unsigned>(rng() % m.num_cpus());
-            const std::uint64_t line = rng() % num_lines;
+            const std::uint64_t line = rng() % num_lines / o.set_sampling * o.set_sampling;
             const unsigned op = static_cast<unsigned>(rng() % 8); // 5/8 loads, 2/8 stores, 1/8 atomics
             const unsigned kind = op < 5 ? 0 : op < 7 ? 1 : 2;
             auto& h = m.cpu(cpu);
