@@ -144,7 +144,7 @@ TEST_CASE("18: cache levels with different line sizes, or latencies that do not 
 }
 
 TEST_CASE("19: more LLCs or cores per LLC than the model's 64-bit sharer masks hold") {
-    check_error("{name: ccx, count: 2}", "{name: ccx, count: 65}", "topology.levels", "at most 64 LLCs", -2);
+    check_error("{name: ccx, count: 2}", "{name: ccx, count: 65}", "topology.levels", "at most 64 LLCs", -1);
     int line = 0;
     const std::string err = error_of(edited("{name: core, count: 2}", "{name: core, count: 65}", line));
     CHECK(err.find("caches: the model supports at most 64 cores per LLC, l3 has 65") != std::string::npos);
