@@ -40,19 +40,22 @@ int sc_main(int argc, char* argv[]) {
             const stream& s = streams[k];
             const std::uint64_t lines = s.footprint / 64;
             const std::uint64_t n = static_cast<std::uint64_t>(millions * 1e6 * s.share);
-            for (std::uint64_t i = 0; i < std::min<std::uint64_t>(lines, 1u << 22); ++i) h.load(region + i * 64); // warm
+            for (std::uint64_t i = 0; i < std::min<std::uint64_t>(lines, 1u << 22); ++i)
+                h.load(region + i * 64); // warm
             std::vector<std::uint32_t> order(1 << 16);
             for (auto& o : order) o = static_cast<std::uint32_t>(rng() % lines);
             const auto t0 = std::chrono::steady_clock::now();
             for (std::uint64_t i = 0; i < n; ++i) {
-                const std::uint64_t line = (order[i & 0xffff] + (i >> 16) * 7919) & (lines - 1); // footprints are powers of two
+                const std::uint64_t line =
+                    (order[i & 0xffff] + (i >> 16) * 7919) & (lines - 1); // footprints are powers of two
                 if (i % 4 == 3)
                     h.store(region + line * 64);
                 else
                     h.load(region + line * 64);
             }
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::printf("%-22s %12llu %10.3f %14.0f\n", s.name, static_cast<unsigned long long>(n), wall, n / wall);
+            std::printf("%-22s %12llu %10.3f %14.0f\n", s.name, static_cast<unsigned long long>(n), wall,
+                        n / wall);
             region += 1ull << 40;
         }
     });

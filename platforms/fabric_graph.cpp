@@ -11,12 +11,15 @@
 namespace warmsched::platform {
 namespace {
 
-using graph_t = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                      boost::property<boost::edge_weight_t, double, boost::property<boost::edge_index_t, unsigned>>>;
+using graph_t = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+    boost::property<boost::edge_weight_t, double, boost::property<boost::edge_index_t, unsigned>>>;
 
 } // namespace
 
-std::string fabric_link::name() const { return from_name + "_" + to_name; }
+std::string fabric_link::name() const {
+    return from_name + "_" + to_name;
+}
 
 fabric_graph::fabric_graph(const platform_params& p, const topology& t, const config::origin& where,
                            const std::string& key) {
@@ -34,7 +37,9 @@ fabric_graph::fabric_graph(const platform_params& p, const topology& t, const co
     llc_stops_ = by_kind["llc"];
     memory_stops_ = by_kind["memory"];
 
-    auto first_core = [&](unsigned stop) { return t.cores_of_group(stops_[stop].group, stops_[stop].index).front(); };
+    auto first_core = [&](unsigned stop) {
+        return t.cores_of_group(stops_[stop].group, stops_[stop].index).front();
+    };
     auto connect = [&](unsigned a, unsigned b, const link_params& l) {
         links_.push_back({a, b, l.latency_ps, l.bandwidth, stops_[a].name(), stops_[b].name()});
         links_.push_back({b, a, l.latency_ps, l.reverse_bandwidth, stops_[b].name(), stops_[a].name()});
@@ -102,12 +107,12 @@ fabric_graph::fabric_graph(const platform_params& p, const topology& t, const co
     for (unsigned a : llc_stops_) {
         for (unsigned m : memory_stops_)
             if (!std::isfinite(route(a, m).latency_ps) || !std::isfinite(route(m, a).latency_ps))
-                throw config::config_error(where, key,
-                                           "the links do not connect " + stops_[a].name() + " to " + stops_[m].name());
+                throw config::config_error(
+                    where, key, "the links do not connect " + stops_[a].name() + " to " + stops_[m].name());
         for (unsigned b : llc_stops_)
             if (!std::isfinite(route(a, b).latency_ps))
-                throw config::config_error(where, key,
-                                           "the links do not connect " + stops_[a].name() + " to " + stops_[b].name());
+                throw config::config_error(
+                    where, key, "the links do not connect " + stops_[a].name() + " to " + stops_[b].name());
     }
 }
 
@@ -119,14 +124,16 @@ double fabric_graph::node_round_trip_ps(const topology& t, unsigned from_node, u
         while (t.llc_of_core(core) != llc) ++core;
         if (t.node_of_core(core) != from_node) continue;
         for (unsigned mc : t.controllers_of_node(to_node)) {
-            sum += route(llc_stop(llc), memory_stop(mc)).latency_ps + route(memory_stop(mc), llc_stop(llc)).latency_ps;
+            sum += route(llc_stop(llc), memory_stop(mc)).latency_ps +
+                   route(memory_stop(mc), llc_stop(llc)).latency_ps;
             ++count;
         }
     }
     return count ? sum / count : 0;
 }
 
-std::vector<std::vector<unsigned>> numa_distances(const platform_params& p, const topology& t, const fabric_graph& g) {
+std::vector<std::vector<unsigned>> numa_distances(const platform_params& p, const topology& t,
+                                                  const fabric_graph& g) {
     const unsigned n = t.num_nodes();
     std::vector<std::vector<unsigned>> d(n, std::vector<unsigned>(n, 10));
     for (unsigned i = 0; i < n; ++i)

@@ -14,9 +14,9 @@
 namespace warmsched::platform {
 
 struct fabric_stop {
-    std::string kind;    // "llc", "memory" or a declared stop name
-    unsigned index = 0;  // instance among stops of this kind
-    std::string group;   // grouping level it belongs to
+    std::string kind;   // "llc", "memory" or a declared stop name
+    unsigned index = 0; // instance among stops of this kind
+    std::string group;  // grouping level it belongs to
     std::string name() const { return kind + std::to_string(index); }
 };
 
@@ -58,6 +58,7 @@ private:
 };
 
 // NUMA distance table: the configured one, or derived as 10 x (remote / local) mean memory latency.
-std::vector<std::vector<unsigned>> numa_distances(const platform_params& p, const topology& t, const fabric_graph& g);
+std::vector<std::vector<unsigned>> numa_distances(const platform_params& p, const topology& t,
+                                                  const fabric_graph& g);
 
 } // namespace warmsched::platform

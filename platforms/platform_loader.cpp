@@ -28,7 +28,8 @@ void read_levels(config_reader& topo, platform_params& p) {
         l.finish();
         p.levels.push_back(lp);
     }
-    if (!levels.empty() && (p.levels.size() < 2 || p.levels.front().name != "socket" || p.levels.back().name != "core"))
+    if (!levels.empty() &&
+        (p.levels.size() < 2 || p.levels.front().name != "socket" || p.levels.back().name != "core"))
         topo.error("levels", "levels must start with 'socket' and end with 'core' (outermost first)");
     p.threads_per_core = static_cast<unsigned>(topo.integer("threads_per_core", 1, 1, 8));
     p.cpu_numbering = topo.choice("cpu_numbering", {"siblings_last", "siblings_adjacent"}, "siblings_last");
@@ -42,15 +43,17 @@ void read_core(config_reader& r, platform_params& p) {
     p.core.base_cpi = r.number("base_cpi", 1.0, 0.05, 20);
     p.core.smt_throughput = r.number("smt_throughput", 1.0, 0.05, 1.0);
     p.core.max_outstanding_misses = static_cast<unsigned>(r.integer("max_outstanding_misses", 10, 1, 256));
-    p.core.stream_outstanding_misses = static_cast<unsigned>(
-        r.integer("stream_outstanding_misses", p.core.max_outstanding_misses, p.core.max_outstanding_misses, 512));
-    p.core.atomic_latency_ps = r.latency("atomic_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz);
+    p.core.stream_outstanding_misses = static_cast<unsigned>(r.integer(
+        "stream_outstanding_misses", p.core.max_outstanding_misses, p.core.max_outstanding_misses, 512));
+    p.core.atomic_latency_ps =
+        r.latency("atomic_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz);
     r.finish();
 }
 
 bool is_group(const platform_params& p, const std::string& name) {
     if (name == "machine") return true;
-    return std::any_of(p.levels.begin(), p.levels.end(), [&](const level_params& l) { return l.name == name; });
+    return std::any_of(p.levels.begin(), p.levels.end(),
+                       [&](const level_params& l) { return l.name == name; });
 }
 
 int group_depth(const platform_params& p, const std::string& name) {
@@ -80,13 +83,14 @@ void read_caches(config_reader& root, platform_params& p) {
         cp.line_size = static_cast<unsigned>(c.size("line_size", 64));
         cp.latency_ps = c.latency("latency").to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
         std::string incl = c.choice("inclusion", {"inclusive", "non_inclusive", "victim"}, "inclusive");
-        cp.inclusion = incl == "victim" ? inclusion_policy::victim
+        cp.inclusion = incl == "victim"          ? inclusion_policy::victim
                        : incl == "non_inclusive" ? inclusion_policy::non_inclusive
                                                  : inclusion_policy::inclusive;
-        cp.replacement = c.choice("replacement", {"lru", "random"}, "lru") == "lru" ? replacement_policy::lru
-                                                                                  : replacement_policy::random;
-        cp.peer_snoop_latency_ps =
-            c.latency("peer_snoop_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
+        cp.replacement = c.choice("replacement", {"lru", "random"}, "lru") == "lru"
+                             ? replacement_policy::lru
+                             : replacement_policy::random;
+        cp.peer_snoop_latency_ps = c.latency("peer_snoop_latency", config::latency_value{0, true})
+                                       .to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
         c.finish();
 
         if (cp.line_size == 0 || (cp.line_size & (cp.line_size - 1)) != 0 || cp.line_size < 16)
@@ -95,8 +99,8 @@ void read_caches(config_reader& root, platform_params& p) {
             c.error("line_size", "every cache level must use the same line size as " + p.caches.front().name);
         if (cp.size && cp.associativity && cp.line_size &&
             cp.size % (static_cast<std::uint64_t>(cp.associativity) * cp.line_size) != 0)
-            c.error("size", "size is not a whole number of sets of " + std::to_string(cp.associativity) + " ways of " +
-                                std::to_string(cp.line_size) + "B");
+            c.error("size", "size is not a whole number of sets of " + std::to_string(cp.associativity) +
+                                " ways of " + std::to_string(cp.line_size) + "B");
         if (!cp.shared_by.empty() && !is_group(p, cp.shared_by))
             c.error("shared_by", "'" + cp.shared_by + "' is not a grouping level (" + group_names(p) + ")");
         int d = group_depth(p, cp.shared_by);
@@ -113,7 +117,8 @@ void read_caches(config_reader& root, platform_params& p) {
         if (!last && cp.shared_by != "core" && !cp.shared_by.empty())
             c.error("shared_by", "only the last cache level (the LLC) may be shared by several cores");
         if (last && cp.shared_by == "core" && caches.size() > 0)
-            c.error("shared_by", "the last cache level (the LLC) must be shared by a grouping level, not 'core'");
+            c.error("shared_by",
+                    "the last cache level (the LLC) must be shared by a grouping level, not 'core'");
         if (!last && i > 0 && cp.inclusion != inclusion_policy::inclusive)
             c.error("inclusion", "private levels are modelled inclusive of the level above");
         p.caches.push_back(cp);
@@ -123,13 +128,15 @@ void read_caches(config_reader& root, platform_params& p) {
 void read_memory(config_reader& r, platform_params& p) {
     p.memory.controllers_per = r.text("controllers_per", "socket");
     if (!is_group(p, p.memory.controllers_per))
-        r.error("controllers_per", "'" + p.memory.controllers_per + "' is not a grouping level (" + group_names(p) + ")");
+        r.error("controllers_per",
+                "'" + p.memory.controllers_per + "' is not a grouping level (" + group_names(p) + ")");
     p.memory.latency_ps = r.time_ps("latency");
     p.memory.bandwidth = r.bandwidth("bandwidth");
     p.memory.interleave = r.size("interleave", 4096, 64);
     p.memory.page_size = r.size("page_size", 4096, 64);
     if (p.memory.latency_ps <= 0) r.error("latency", "memory latency must be positive");
-    if (r.has("bandwidth") && p.memory.bandwidth <= 0) r.error("bandwidth", "memory bandwidth must be positive");
+    if (r.has("bandwidth") && p.memory.bandwidth <= 0)
+        r.error("bandwidth", "memory bandwidth must be positive");
     r.finish();
 }
 
@@ -150,8 +157,10 @@ void read_fabric(config_reader& r, platform_params& p) {
         stop_params sp;
         sp.name = s.text("name");
         sp.per = s.text("per");
-        if (!is_group(p, sp.per)) s.error("per", "'" + sp.per + "' is not a grouping level (" + group_names(p) + ")");
-        if (!kinds.insert(sp.name).second) s.error("name", "stop kind '" + sp.name + "' is defined twice (llc and memory are built in)");
+        if (!is_group(p, sp.per))
+            s.error("per", "'" + sp.per + "' is not a grouping level (" + group_names(p) + ")");
+        if (!kinds.insert(sp.name).second)
+            s.error("name", "stop kind '" + sp.name + "' is defined twice (llc and memory are built in)");
         s.finish();
         p.fabric.stops.push_back(sp);
     }
@@ -162,15 +171,21 @@ void read_fabric(config_reader& r, platform_params& p) {
         lp.to = l.text("to");
         for (const auto* k : {&lp.from, &lp.to})
             if (!k->empty() && !kinds.count(*k))
-                l.error(k == &lp.from ? "from" : "to", "'" + *k + "' is not a stop kind (llc, memory or a declared stop)");
-        std::string pat = l.choice("pattern", {"containment", "ring", "all"}, lp.from == lp.to ? "all" : "containment");
-        lp.pattern = pat == "ring" ? link_pattern::ring : pat == "all" ? link_pattern::all : link_pattern::containment;
+                l.error(k == &lp.from ? "from" : "to",
+                        "'" + *k + "' is not a stop kind (llc, memory or a declared stop)");
+        std::string pat =
+            l.choice("pattern", {"containment", "ring", "all"}, lp.from == lp.to ? "all" : "containment");
+        lp.pattern = pat == "ring"  ? link_pattern::ring
+                     : pat == "all" ? link_pattern::all
+                                    : link_pattern::containment;
         lp.within = l.text("within", "machine");
-        if (!is_group(p, lp.within)) l.error("within", "'" + lp.within + "' is not a grouping level (" + group_names(p) + ")");
+        if (!is_group(p, lp.within))
+            l.error("within", "'" + lp.within + "' is not a grouping level (" + group_names(p) + ")");
         if (lp.from == lp.to && lp.pattern == link_pattern::containment)
             l.error("pattern", "a link between stops of one kind needs pattern ring or all");
         if (lp.from != lp.to && lp.pattern != link_pattern::containment)
-            l.error("pattern", "links between different stop kinds connect each stop to the one containing it");
+            l.error("pattern",
+                    "links between different stop kinds connect each stop to the one containing it");
         lp.latency_ps = l.time_ps("latency");
         lp.bandwidth = l.bandwidth("bandwidth");
         lp.reverse_bandwidth = l.bandwidth("reverse_bandwidth", lp.bandwidth);
@@ -188,23 +203,28 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
     const int llc_depth = group_depth(p, p.caches.back().shared_by);
     const int mc_depth = group_depth(p, p.memory.controllers_per);
     if (node_depth > llc_depth)
-        root.error_in("numa", "node_per", "a NUMA node ('" + p.numa.node_per + "') cannot be smaller than an LLC ('" +
-                                  p.caches.back().shared_by + "')");
+        root.error_in("numa", "node_per",
+                      "a NUMA node ('" + p.numa.node_per + "') cannot be smaller than an LLC ('" +
+                          p.caches.back().shared_by + "')");
     if (mc_depth < node_depth)
-        root.error_in("memory", "controllers_per", "a memory controller ('" + p.memory.controllers_per +
-                                                          "') cannot serve several NUMA nodes ('" + p.numa.node_per + "')");
+        root.error_in("memory", "controllers_per",
+                      "a memory controller ('" + p.memory.controllers_per +
+                          "') cannot serve several NUMA nodes ('" + p.numa.node_per + "')");
     unsigned cores = 1;
     for (const auto& l : p.levels) cores *= l.count;
     if (cores * p.threads_per_core > max_cpus)
-        root.error_in("topology", "levels", "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+        root.error_in("topology", "levels",
+                      "the machine has more than " + std::to_string(max_cpus) + " CPUs");
     // The directory keeps a 64-bit sharer mask of LLCs, the LLC a 64-bit mask of its cores.
     unsigned llcs = 1, cores_per_llc = 1;
     for (int d = 1; d <= static_cast<int>(p.levels.size()); ++d)
         (d <= llc_depth ? llcs : cores_per_llc) *= p.levels[d - 1].count;
-    if (llcs > 64) root.error_in("topology", "levels", "the model supports at most 64 LLCs, this machine has " + std::to_string(llcs));
+    if (llcs > 64)
+        root.error_in("topology", "levels",
+                      "the model supports at most 64 LLCs, this machine has " + std::to_string(llcs));
     if (cores_per_llc > 64)
-        root.error("caches", "the model supports at most 64 cores per LLC, " + p.caches.back().name + " has " +
-                                 std::to_string(cores_per_llc));
+        root.error("caches", "the model supports at most 64 cores per LLC, " + p.caches.back().name +
+                                 " has " + std::to_string(cores_per_llc));
     unsigned nodes = 1;
     for (int d = 1; d <= node_depth; ++d) nodes *= p.levels[d - 1].count;
     const auto& dist = p.numa.distances;
@@ -212,8 +232,9 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
         bool ok = dist.size() == nodes;
         for (const auto& row : dist) ok = ok && row.size() == nodes;
         if (!ok) {
-            root.error_in("numa", "distances", "the table must be " + std::to_string(nodes) + " x " + std::to_string(nodes) +
-                                        " (one row and column per NUMA node)");
+            root.error_in("numa", "distances",
+                          "the table must be " + std::to_string(nodes) + " x " + std::to_string(nodes) +
+                              " (one row and column per NUMA node)");
             return;
         }
         for (unsigned i = 0; i < nodes; ++i)
@@ -270,7 +291,8 @@ std::string set_sampling_problem(const platform_params& p, unsigned ratio) {
     for (const auto& c : p.caches) {
         const std::uint64_t sets = c.size / (static_cast<std::uint64_t>(c.associativity) * c.line_size);
         if (sets % ratio != 0)
-            return "cannot sample 1 in " + std::to_string(ratio) + " sets: " + c.name + " has " + std::to_string(sets) + " sets";
+            return "cannot sample 1 in " + std::to_string(ratio) + " sets: " + c.name + " has " +
+                   std::to_string(sets) + " sets";
     }
     return {};
 }

@@ -12,7 +12,8 @@
 namespace warmsched::platform {
 
 // `resolved` (optional) receives the fully resolved platform section, defaults included.
-// `key_prefix` names the platform section in error messages when it is part of a larger file (e.g. "platform").
+// `key_prefix` names the platform section in error messages when it is part of a larger file (e.g.
+// "platform").
 platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr,
                               const std::string& key_prefix = "");
 

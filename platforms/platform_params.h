@@ -24,33 +24,35 @@ enum class inclusion_policy {
 enum class replacement_policy { lru, random };
 
 struct cache_params {
-    std::string name;              // l1d, l2, l3 ...
-    std::string shared_by;         // "core" (private, shared by its SMT threads) or a level name
-    std::uint64_t size = 0;        // bytes
+    std::string name;       // l1d, l2, l3 ...
+    std::string shared_by;  // "core" (private, shared by its SMT threads) or a level name
+    std::uint64_t size = 0; // bytes
     unsigned associativity = 8;
-    unsigned line_size = 64;       // bytes; the same at every level
-    double latency_ps = 0;         // load-to-use latency of a hit at this level
+    unsigned line_size = 64; // bytes; the same at every level
+    double latency_ps = 0;   // load-to-use latency of a hit at this level
     inclusion_policy inclusion = inclusion_policy::inclusive;
     replacement_policy replacement = replacement_policy::lru;
-    double peer_snoop_latency_ps = 0; // shared levels: extra time when another core's private cache supplies the line
-    bool estimated = false;           // documentation only
+    double peer_snoop_latency_ps =
+        0;                  // shared levels: extra time when another core's private cache supplies the line
+    bool estimated = false; // documentation only
 };
 
 struct core_params {
     double frequency_hz = 0;
-    double base_cpi = 1.0;             // cycles per instruction with no memory stalls
-    double smt_throughput = 1.0;       // share of single-thread throughput each thread keeps with its sibling busy
+    double base_cpi = 1.0;       // cycles per instruction with no memory stalls
+    double smt_throughput = 1.0; // share of single-thread throughput each thread keeps with its sibling busy
     unsigned max_outstanding_misses = 10; // demand misses in flight per core (memory-level parallelism)
-    unsigned stream_outstanding_misses = 10; // in flight on a sequential stream, the prefetchers running ahead
-    double atomic_latency_ps = 0;      // extra time of a locked read-modify-write over a plain store
+    unsigned stream_outstanding_misses =
+        10;                       // in flight on a sequential stream, the prefetchers running ahead
+    double atomic_latency_ps = 0; // extra time of a locked read-modify-write over a plain store
 };
 
 struct memory_params {
     std::string controllers_per = "socket"; // level name or "machine"
     double latency_ps = 0;                  // controller + DRAM access, without the fabric path to it
     double bandwidth = 0;                   // bytes/s per controller
-    std::uint64_t interleave = 4096;        // a NUMA node's memory is spread over its controllers in these chunks
-    std::uint64_t page_size = 4096;         // first-touch placement granularity
+    std::uint64_t interleave = 4096; // a NUMA node's memory is spread over its controllers in these chunks
+    std::uint64_t page_size = 4096;  // first-touch placement granularity
 };
 
 struct numa_params {
@@ -66,7 +68,7 @@ struct stop_params {
 enum class link_pattern { containment, ring, all };
 
 struct link_params {
-    std::string from, to;      // stop kinds: declared stops, "llc", "memory"
+    std::string from, to; // stop kinds: declared stops, "llc", "memory"
     link_pattern pattern = link_pattern::containment;
     std::string within = "machine"; // ring/all: the level inside which stops are connected
     double latency_ps = 0;
@@ -75,8 +77,8 @@ struct link_params {
 };
 
 struct fabric_params {
-    double directory_latency_ps = 0; // lookup at the home directory
-    double bandwidth_window_ps = 10e3;  // granularity of link occupancy accounting
+    double directory_latency_ps = 0;   // lookup at the home directory
+    double bandwidth_window_ps = 10e3; // granularity of link occupancy accounting
     std::vector<stop_params> stops;
     std::vector<link_params> links;
 };

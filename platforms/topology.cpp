@@ -24,7 +24,8 @@ topology::topology(const platform_params& p) : threads_per_core_(p.threads_per_c
     thread_of_cpu_.resize(n);
     for (unsigned c = 0; c < num_cores_; ++c)
         for (unsigned t = 0; t < threads_per_core_; ++t) {
-            unsigned cpu = p.cpu_numbering == "siblings_adjacent" ? c * threads_per_core_ + t : t * num_cores_ + c;
+            unsigned cpu =
+                p.cpu_numbering == "siblings_adjacent" ? c * threads_per_core_ + t : t * num_cores_ + c;
             cpu_of_[c * threads_per_core_ + t] = cpu;
             core_of_cpu_[cpu] = c;
             thread_of_cpu_[cpu] = t;

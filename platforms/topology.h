@@ -29,7 +29,9 @@ public:
     const std::vector<std::string>& level_names() const { return names_; } // without machine, with core last
 
     // Linux CPU numbering.
-    unsigned cpu_of(unsigned core, unsigned thread) const { return cpu_of_[core * threads_per_core_ + thread]; }
+    unsigned cpu_of(unsigned core, unsigned thread) const {
+        return cpu_of_[core * threads_per_core_ + thread];
+    }
     unsigned core_of_cpu(unsigned cpu) const { return core_of_cpu_[cpu]; }
     unsigned thread_of_cpu(unsigned cpu) const { return thread_of_cpu_[cpu]; }
     std::vector<unsigned> cpus_of_cores(const std::vector<unsigned>& cores) const; // sorted

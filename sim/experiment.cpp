@@ -29,7 +29,8 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     // overrides such as platform.caches.2.size apply to it and errors point into its file.
     if (const auto* entry = root.find_entry("platform"); entry && entry->value.is_scalar()) {
         std::string name = entry->value.scalar();
-        const bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".yaml");
+        const bool is_path = name.find('/') != std::string::npos ||
+                             (name.size() > 5 && name.substr(name.size() - 5) == ".yaml");
         if (is_path && fs::path(name).is_relative() && entry->value.where().line > 0)
             name = (fs::path(path).parent_path() / name).string();
         std::string why;

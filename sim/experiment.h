@@ -13,13 +13,13 @@
 namespace warmsched::sim {
 
 struct experiment {
-    std::string source;                 // file it was read from
+    std::string source; // file it was read from
     platform::platform_params platform;
     std::uint64_t seed = 1;
     std::uint64_t quantum_ps = 1'000'000;
     unsigned set_sampling = 1;
     probe_suite_settings probes;
-    config::config_node resolved;       // every parameter, defaults included
+    config::config_node resolved; // every parameter, defaults included
 };
 
 // Throws config_error for every problem in the file or the overrides (`dotted.key=value`).

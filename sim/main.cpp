@@ -55,7 +55,8 @@ int run_probe(const probe_cli& c) {
     auto check_cpu = [&](long cpu, const char* opt) {
         if (cpu < 0 || cpu >= static_cast<long>(n))
             throw config::config_error(config::origin{"<command line>", 0, 0}, opt,
-                                       std::to_string(cpu) + " is not a CPU of " + p.name + " (0-" + std::to_string(n - 1) + ")");
+                                       std::to_string(cpu) + " is not a CPU of " + p.name + " (0-" +
+                                           std::to_string(n - 1) + ")");
     };
     sim::probe_suite_settings s;
     s.seed = c.seed;
@@ -83,7 +84,8 @@ int run_probe(const probe_cli& c) {
         m.working_set = cli_size(c.ws, "--ws");
         m.write_fraction = c.write_fraction;
         if ((c.from >= 0) != (c.to >= 0))
-            throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to", "give both or neither");
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to",
+                                       "give both or neither");
         if (c.from >= 0) {
             check_cpu(c.from, "--from");
             check_cpu(c.to, "--to");
@@ -118,8 +120,10 @@ int sc_main(int argc, char* argv[]) {
 
     std::string topo_platform;
     std::vector<std::string> topo_overrides;
-    auto* topology = app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
-    topology->add_option("platform", topo_platform, "Shipped platform name or path to a platform YAML file")->required();
+    auto* topology =
+        app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
+    topology->add_option("platform", topo_platform, "Shipped platform name or path to a platform YAML file")
+        ->required();
     topology->add_option("-p,--param", topo_overrides, "Override a platform key: dotted.key=value");
 
     probe_cli pc;
@@ -131,7 +135,8 @@ int sc_main(int argc, char* argv[]) {
     probe->add_option("-p,--param", pc.overrides, "Override a platform key: dotted.key=value");
     probe->add_flag("--csv", pc.csv, "Print CSV: a header line and one row per measurement");
     probe->add_option("--seed", pc.seed, "Seed of every random choice");
-    probe->add_option("--set-sampling", pc.set_sampling, "Simulate 1 in N cache sets (N a power of two; default 1 = exact)");
+    probe->add_option("--set-sampling", pc.set_sampling,
+                      "Simulate 1 in N cache sets (N a power of two; default 1 = exact)");
     probe->add_option("--cpu", pc.cpu, "latency: CPU running the pointer chase");
     probe->add_option("--min-footprint", pc.min_footprint, "latency: smallest footprint (default 4KiB)");
     probe->add_option("--max-footprint", pc.max_footprint, "latency: largest footprint (default 1GiB)");
@@ -139,7 +144,8 @@ int sc_main(int argc, char* argv[]) {
     probe->add_option("--sample", pc.sample, "c2c: measure this many pairs drawn from all pairs");
     probe->add_option("--round-trips", pc.round_trips, "c2c: round trips per line (default 100)");
     probe->add_flag("--summary", pc.summary, "c2c: print only the summary by relation");
-    probe->add_option("--cpus", pc.cpus, "bandwidth: CPUs streaming at once, e.g. 0-7 (default: standard sets)");
+    probe->add_option("--cpus", pc.cpus,
+                      "bandwidth: CPUs streaming at once, e.g. 0-7 (default: standard sets)");
     probe->add_option("--bytes", pc.bytes, "bandwidth: bytes streamed per CPU (default 16MiB)");
     probe->add_option("--ws", pc.ws, "migrate: working-set size (default 1MiB)");
     probe->add_option("--write-fraction", pc.write_fraction, "migrate: fraction of accesses that are stores")
@@ -150,9 +156,11 @@ int sc_main(int argc, char* argv[]) {
     std::string experiment_file;
     std::vector<std::string> run_overrides;
     std::string out_dir;
-    auto* run = app.add_subcommand("run", "Run an experiment file (default: configs/experiments/default.yaml)");
+    auto* run =
+        app.add_subcommand("run", "Run an experiment file (default: configs/experiments/default.yaml)");
     run->add_option("experiment", experiment_file, "Experiment YAML file");
-    run->add_option("-p,--param", run_overrides, "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
+    run->add_option("-p,--param", run_overrides,
+                    "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
 
     try {
@@ -168,7 +176,8 @@ int sc_main(int argc, char* argv[]) {
         }
         if (*probe) return run_probe(pc);
         if (*run) {
-            if (experiment_file.empty()) experiment_file = platform::configs_dir() + "/experiments/default.yaml";
+            if (experiment_file.empty())
+                experiment_file = platform::configs_dir() + "/experiments/default.yaml";
             sim::experiment e = sim::read_experiment(experiment_file, run_overrides);
             return sim::run_experiment(e, out_dir.empty() ? sim::default_results_dir() : out_dir, std::cout);
         }

@@ -31,7 +31,8 @@ double median(std::vector<double> v) {
 
 std::string source_header() {
     std::string s;
-    for (int i = 0; i < static_cast<int>(mem_source::count); ++i) s += std::string(",") + models::to_string(static_cast<mem_source>(i));
+    for (int i = 0; i < static_cast<int>(mem_source::count); ++i)
+        s += std::string(",") + models::to_string(static_cast<mem_source>(i));
     return s;
 }
 
@@ -51,8 +52,10 @@ std::vector<unsigned> parse_cpulist(const std::string& text, unsigned num_cpus, 
         char dash = 0;
         std::stringstream ps(part);
         bool ok = static_cast<bool>(ps >> a);
-        if (ok && ps >> dash) ok = dash == '-' && static_cast<bool>(ps >> b);
-        else b = a;
+        if (ok && ps >> dash)
+            ok = dash == '-' && static_cast<bool>(ps >> b);
+        else
+            b = a;
         if (!ok || b < a || b >= num_cpus)
             throw config::config_error(config::origin{"<command line>", 0, 0}, what,
                                        "'" + text + "' is not a CPU list of this machine (CPUs 0-" +
@@ -91,8 +94,10 @@ probe_suite_settings read_probe_settings(config::config_reader& r, unsigned num_
         l.cpu = static_cast<unsigned>(c.integer("cpu", 0, 0, last_cpu));
         l.min_footprint = c.size("min_footprint", l.min_footprint, 64);
         l.max_footprint = c.size("max_footprint", l.max_footprint, 64);
-        l.max_loads = static_cast<std::uint64_t>(c.integer("max_loads", static_cast<long long>(l.max_loads), 1, 1ll << 32));
-        if (l.max_footprint < l.min_footprint) c.error("max_footprint", "must not be smaller than min_footprint");
+        l.max_loads = static_cast<std::uint64_t>(
+            c.integer("max_loads", static_cast<long long>(l.max_loads), 1, 1ll << 32));
+        if (l.max_footprint < l.min_footprint)
+            c.error("max_footprint", "must not be smaller than min_footprint");
         c.finish();
         s.latency = l;
     }
@@ -178,8 +183,9 @@ void probe_suite::report(std::ostream& out) const {
         out << "  footprint          MB    ns/load  served mostly by\n";
         for (const auto& p : latency_->results()) {
             char buf[128];
-            std::snprintf(buf, sizeof buf, "  %-10s %10.5f %10.2f  %s\n", config::format_size(p.footprint).c_str(),
-                          static_cast<double>(p.footprint) / (1 << 20), p.ns_per_load, main_source(p.by_source));
+            std::snprintf(
+                buf, sizeof buf, "  %-10s %10.5f %10.2f  %s\n", config::format_size(p.footprint).c_str(),
+                static_cast<double>(p.footprint) / (1 << 20), p.ns_per_load, main_source(p.by_source));
             out << buf;
         }
         out << "\n";
@@ -190,7 +196,8 @@ void probe_suite::report(std::ostream& out) const {
             out << "  cpu_a cpu_b  relation          ns\n";
             for (const auto& r : c2c_->results()) {
                 char buf[128];
-                std::snprintf(buf, sizeof buf, "  %5u %5u  %-14s %7.1f\n", r.a, r.b, r.relation.c_str(), r.one_way_ns);
+                std::snprintf(buf, sizeof buf, "  %5u %5u  %-14s %7.1f\n", r.a, r.b, r.relation.c_str(),
+                              r.one_way_ns);
                 out << buf;
             }
         }
@@ -203,7 +210,8 @@ void probe_suite::report(std::ostream& out) const {
         std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
             return median(by[a]) < median(by[b]);
         });
-        out << "  summary by relation:\n  relation            pairs      min   median     mean      max  (ns)\n";
+        out << "  summary by relation:\n  relation            pairs      min   median     mean      max  "
+               "(ns)\n";
         for (const auto& rel : order) {
             const auto& v = by[rel];
             double sum = 0;
@@ -217,9 +225,10 @@ void probe_suite::report(std::ostream& out) const {
         out << "\n";
     }
     if (bandwidth_) {
-        out << "# bandwidth: streaming reads, " << config::format_size(s_.bandwidth->bytes_per_cpu) << " per CPU ("
-            << name << ")\n  cpus  GB/s     set\n";
-        for (const auto& r : bandwidth_->results()) out << "  " << r.cpus << "  " << fmt("%7.1f", r.gb_per_s) << "  " << r.label << "\n";
+        out << "# bandwidth: streaming reads, " << config::format_size(s_.bandwidth->bytes_per_cpu)
+            << " per CPU (" << name << ")\n  cpus  GB/s     set\n";
+        for (const auto& r : bandwidth_->results())
+            out << "  " << r.cpus << "  " << fmt("%7.1f", r.gb_per_s) << "  " << r.label << "\n";
         out << "\n";
     }
     if (migrate_) {
@@ -228,13 +237,14 @@ void probe_suite::report(std::ostream& out) const {
         out << "  from   to  relation        warm_us  moved_us  extra_us  lines refetched from\n";
         for (const auto& r : migrate_->results()) {
             char buf[160];
-            std::snprintf(buf, sizeof buf, "  %4u %4u  %-14s %8.2f %9.2f %9.2f  ", r.from, r.to, r.relation.c_str(),
-                          r.warm_sweep_us, r.moved_sweep_us, r.extra_us);
+            std::snprintf(buf, sizeof buf, "  %4u %4u  %-14s %8.2f %9.2f %9.2f  ", r.from, r.to,
+                          r.relation.c_str(), r.warm_sweep_us, r.moved_sweep_us, r.extra_us);
             out << buf;
             bool first = true;
             for (int s = 0; s < static_cast<int>(mem_source::count); ++s)
                 if (r.lines_from[s] && s != static_cast<int>(mem_source::l1)) {
-                    out << (first ? "" : " ") << models::to_string(static_cast<mem_source>(s)) << "=" << r.lines_from[s];
+                    out << (first ? "" : " ") << models::to_string(static_cast<mem_source>(s)) << "="
+                        << r.lines_from[s];
                     first = false;
                 }
             out << "\n";
@@ -247,24 +257,28 @@ bool probe_suite::report_csv(const std::string& probe, std::ostream& out) const 
     if (probe == "latency" && latency_) {
         out << "footprint_bytes,ns_per_load,loads" << source_header() << "\n";
         for (const auto& p : latency_->results())
-            out << p.footprint << "," << fmt("%.4f", p.ns_per_load) << "," << p.loads << source_values(p.by_source) << "\n";
+            out << p.footprint << "," << fmt("%.4f", p.ns_per_load) << "," << p.loads
+                << source_values(p.by_source) << "\n";
         return true;
     }
     if (probe == "c2c" && c2c_) {
         out << "cpu_a,cpu_b,relation,one_way_ns\n";
-        for (const auto& r : c2c_->results()) out << r.a << "," << r.b << "," << r.relation << "," << fmt("%.3f", r.one_way_ns) << "\n";
+        for (const auto& r : c2c_->results())
+            out << r.a << "," << r.b << "," << r.relation << "," << fmt("%.3f", r.one_way_ns) << "\n";
         return true;
     }
     if (probe == "bandwidth" && bandwidth_) {
         out << "set,cpus,gb_per_s\n";
-        for (const auto& r : bandwidth_->results()) out << r.label << "," << r.cpus << "," << fmt("%.3f", r.gb_per_s) << "\n";
+        for (const auto& r : bandwidth_->results())
+            out << r.label << "," << r.cpus << "," << fmt("%.3f", r.gb_per_s) << "\n";
         return true;
     }
     if (probe == "migrate" && migrate_) {
         out << "from,to,relation,warm_sweep_us,moved_sweep_us,extra_us" << source_header() << "\n";
         for (const auto& r : migrate_->results())
             out << r.from << "," << r.to << "," << r.relation << "," << fmt("%.3f", r.warm_sweep_us) << ","
-                << fmt("%.3f", r.moved_sweep_us) << "," << fmt("%.3f", r.extra_us) << source_values(r.lines_from) << "\n";
+                << fmt("%.3f", r.moved_sweep_us) << "," << fmt("%.3f", r.extra_us)
+                << source_values(r.lines_from) << "\n";
         return true;
     }
     return false;

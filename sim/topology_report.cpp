@@ -63,7 +63,8 @@ struct printer {
         for (unsigned lv = 0; lv < p.caches.size(); ++lv)
             if (p.caches[lv].shared_by == name) {
                 indent(indent_depth);
-                out << "L" << lv + 1 << " L#" << next_cache[lv]++ << " (" << lstopo_size(p.caches[lv].size) << ")\n";
+                out << "L" << lv + 1 << " L#" << next_cache[lv]++ << " (" << lstopo_size(p.caches[lv].size)
+                    << ")\n";
                 ++indent_depth;
             }
         const std::string& child = names[t.depth(name)]; // next finer level
@@ -98,23 +99,24 @@ struct printer {
 void print_platform_line(std::ostream& out, const platform::platform_params& p) {
     platform::topology t(p);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-22s %4u CPUs %3u LLCs %2u NUMA nodes  ", p.name.c_str(), t.num_cpus(), t.num_llcs(),
-                  t.num_nodes());
+    std::snprintf(buf, sizeof buf, "%-22s %4u CPUs %3u LLCs %2u NUMA nodes  ", p.name.c_str(), t.num_cpus(),
+                  t.num_llcs(), t.num_nodes());
     out << buf << p.description << "\n";
 }
 
 void print_topology(std::ostream& out, const platform::platform_params& p) {
     platform::topology t(p);
     platform::fabric_graph g(p, t, {});
-    out << "Machine (" << p.name << ": " << t.num_cpus() << " CPUs, " << t.num_llcs() << " LLCs, " << t.num_nodes()
-        << " NUMA node" << (t.num_nodes() > 1 ? "s" : "") << ")\n";
-    printer pr{p, t, out, std::vector<unsigned>(t.level_names().size() + 1, 0), 0, 0, 0,
-               std::vector<unsigned>(p.caches.size(), 0)};
+    out << "Machine (" << p.name << ": " << t.num_cpus() << " CPUs, " << t.num_llcs() << " LLCs, "
+        << t.num_nodes() << " NUMA node" << (t.num_nodes() > 1 ? "s" : "") << ")\n";
+    printer pr{p, t, out, std::vector<unsigned>(t.level_names().size() + 1, 0),
+               0, 0, 0,   std::vector<unsigned>(p.caches.size(), 0)};
     if (t.node_group() == "machine") out << "  NUMANode L#0 (P#0)\n";
     for (unsigned s = 0; s < t.num_sockets(); ++s) pr.group("socket", s, 1);
 
     const auto dist = platform::numa_distances(p, t, g);
-    out << "\nnode distances" << (p.numa.distances.empty() ? " (derived from fabric latencies)" : "") << ":\nnode ";
+    out << "\nnode distances" << (p.numa.distances.empty() ? " (derived from fabric latencies)" : "")
+        << ":\nnode ";
     for (unsigned j = 0; j < dist.size(); ++j) out << (j < 10 ? "   " : "  ") << j;
     out << "\n";
     for (unsigned i = 0; i < dist.size(); ++i) {

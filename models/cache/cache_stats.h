@@ -9,13 +9,13 @@ namespace warmsched::models {
 struct cache_stats {
     std::uint64_t hits = 0;
     std::uint64_t misses = 0;
-    std::uint64_t upgrades = 0;        // writes to a line held shared
-    std::uint64_t evictions = 0;       // lines replaced
-    std::uint64_t writebacks = 0;      // dirty lines written to the level below
-    std::uint64_t snoops = 0;          // snoops received
-    std::uint64_t invalidations = 0;   // lines removed by a snoop or a back-invalidation
-    std::uint64_t peer_supplies = 0;   // shared level: misses served by another core's private cache
-    std::uint64_t victim_fills = 0;    // shared level: lines inserted by an eviction from above
+    std::uint64_t upgrades = 0;      // writes to a line held shared
+    std::uint64_t evictions = 0;     // lines replaced
+    std::uint64_t writebacks = 0;    // dirty lines written to the level below
+    std::uint64_t snoops = 0;        // snoops received
+    std::uint64_t invalidations = 0; // lines removed by a snoop or a back-invalidation
+    std::uint64_t peer_supplies = 0; // shared level: misses served by another core's private cache
+    std::uint64_t victim_fills = 0;  // shared level: lines inserted by an eviction from above
 };
 
 } // namespace warmsched::models

@@ -5,13 +5,18 @@
 
 namespace warmsched::models {
 namespace {
-inline std::uint64_t bit(unsigned port) { return 1ull << port; }
-inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__builtin_ctzll(mask)); }
+inline std::uint64_t bit(unsigned port) {
+    return 1ull << port;
+}
+inline unsigned lowest(std::uint64_t mask) {
+    return static_cast<unsigned>(__builtin_ctzll(mask));
+}
 } // namespace
 
 llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
-    : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"), snoop_in("snoop_in"),
-      p_(p), addresses_(addresses), tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed, p.set_sampling),
+    : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"),
+      snoop_in("snoop_in"), p_(p), addresses_(addresses),
+      tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed, p.set_sampling),
       domain_(4096) {
     assert(p.cores.size() <= 64);
     cpu_side.register_b_transport(this, &llc::core_request);
@@ -27,11 +32,18 @@ void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time&
     mem_txn& t = *gp.get_extension<mem_txn>();
     const unsigned p = static_cast<unsigned>(port);
     switch (t.op) {
-    case mem_op::get_shared: delay += ps_time(read(p, t, delay)); break;
+    case mem_op::get_shared:
+        delay += ps_time(read(p, t, delay));
+        break;
     case mem_op::get_exclusive:
-    case mem_op::upgrade: delay += ps_time(write(p, t, delay)); break;
-    case mem_op::put: put(p, t, delay); break;
-    default: assert(false && "unexpected request at the LLC");
+    case mem_op::upgrade:
+        delay += ps_time(write(p, t, delay));
+        break;
+    case mem_op::put:
+        put(p, t, delay);
+        break;
+    default:
+        assert(false && "unexpected request at the LLC");
     }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -54,7 +66,8 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             t.source = mem_source::peer_cache;
             t.granted = line_state::shared;
             lat += p_.peer_snoop_ps;
-            if (dirty) insert(line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
+            if (dirty)
+                insert(line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
             return lat;
         }
         const int way = tags_.find(line);
@@ -66,8 +79,8 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
                 tags_.invalidate(line); // the line moves up to the core, dirtiness with it
                 t.granted = s == line_state::modified ? line_state::modified
-                            : d.exclusive           ? line_state::exclusive
-                                                    : line_state::shared;
+                            : d.exclusive             ? line_state::exclusive
+                                                      : line_state::shared;
             } else {
                 t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
             }
@@ -139,7 +152,10 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
         t.granted = line_state::modified;
         return lat;
     }
-    if (have_data) ++stats_.upgrades; else ++stats_.misses;
+    if (have_data)
+        ++stats_.upgrades;
+    else
+        ++stats_.misses;
     mem_txn reply;
     lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, t, at + ps_time(lat), reply);
     if (!have_data || core_had_data) t.source = reply.source;
@@ -216,7 +232,8 @@ bool llc::snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty) 
     return snoop_.txn.had_line;
 }
 
-ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at, mem_txn& reply) {
+ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at,
+                  mem_txn& reply) {
     home_.txn.op = op;
     home_.txn.line = line;
     home_.txn.cpu = from.cpu;

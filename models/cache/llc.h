@@ -22,18 +22,17 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-
 namespace warmsched::models {
 
 struct llc_params {
     unsigned index = 0;
-    unsigned node = 0;          // NUMA node (first-touch placement of pages it misses on)
+    unsigned node = 0;           // NUMA node (first-touch placement of pages it misses on)
     std::vector<unsigned> cores; // global index of the core on each cpu_side port
     std::uint64_t size = 0;
     unsigned associativity = 16;
     unsigned line_size = 64;
-    ps_t latency_ps = 0;        // load-to-use latency of a hit
-    ps_t peer_snoop_ps = 0;     // extra when another core's private cache supplies the line
+    ps_t latency_ps = 0;    // load-to-use latency of a hit
+    ps_t peer_snoop_ps = 0; // extra when another core's private cache supplies the line
     platform::inclusion_policy inclusion = platform::inclusion_policy::inclusive;
     bool random_replacement = false;
     std::uint64_t seed = 1;
@@ -42,10 +41,10 @@ struct llc_params {
 
 class llc : public sc_core::sc_module {
 public:
-    tlm_utils::multi_passthrough_target_socket<llc> cpu_side;       // requests and evictions from cores
-    tlm_utils::multi_passthrough_initiator_socket<llc> snoop_out;   // snoops to the cores (same port order)
-    tlm_utils::simple_initiator_socket<llc> mem_side;                // requests to home directories
-    tlm_utils::simple_target_socket<llc> snoop_in;                   // snoops from home directories
+    tlm_utils::multi_passthrough_target_socket<llc> cpu_side;     // requests and evictions from cores
+    tlm_utils::multi_passthrough_initiator_socket<llc> snoop_out; // snoops to the cores (same port order)
+    tlm_utils::simple_initiator_socket<llc> mem_side;             // requests to home directories
+    tlm_utils::simple_target_socket<llc> snoop_in;                // snoops from home directories
 
     llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses);
 
@@ -75,7 +74,8 @@ private:
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);
     // A request to the line's home directory; returns its latency.
-    ps_t to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at, mem_txn& reply);
+    ps_t to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at,
+                 mem_txn& reply);
     void notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at);
 
     llc_params p_;

@@ -14,12 +14,13 @@ unsigned log2_of(unsigned n) {
 }
 } // namespace
 
-tag_array::tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,
-                     std::uint64_t seed, unsigned set_sampling)
+tag_array::tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size,
+                     bool random_replacement, std::uint64_t seed, unsigned set_sampling)
     : full_sets_(size_bytes / (static_cast<std::uint64_t>(associativity) * line_size)),
       sampling_shift_(log2_of(set_sampling)), sets_(full_sets_ >> sampling_shift_), assoc_(associativity),
-      pow2_((full_sets_ & (full_sets_ - 1)) == 0), random_(random_replacement), tags_(sets_ * associativity, no_line),
-      stamps_(sets_ * associativity, 0), states_(sets_ * associativity, line_state::invalid), rng_(seed) {
+      pow2_((full_sets_ & (full_sets_ - 1)) == 0), random_(random_replacement),
+      tags_(sets_ * associativity, no_line), stamps_(sets_ * associativity, 0),
+      states_(sets_ * associativity, line_state::invalid), rng_(seed) {
     assert(sets_ > 0 && (1u << sampling_shift_) == set_sampling && full_sets_ % set_sampling == 0);
 }
 
@@ -76,7 +77,8 @@ line_state tag_array::invalidate(std::uint64_t line) {
 }
 
 std::uint64_t tag_array::occupancy() const {
-    return static_cast<std::uint64_t>(std::count_if(tags_.begin(), tags_.end(), [](std::uint64_t t) { return t != no_line; }));
+    return static_cast<std::uint64_t>(
+        std::count_if(tags_.begin(), tags_.end(), [](std::uint64_t t) { return t != no_line; }));
 }
 
 } // namespace warmsched::models

@@ -77,12 +77,13 @@ private:
     }
     void renumber_stamps();
     std::size_t set_of(std::uint64_t line) const {
-        return static_cast<std::size_t>((pow2_ ? (line & (full_sets_ - 1)) : (line % full_sets_)) >> sampling_shift_);
+        return static_cast<std::size_t>((pow2_ ? (line & (full_sets_ - 1)) : (line % full_sets_)) >>
+                                        sampling_shift_);
     }
 
-    std::uint64_t full_sets_;   // sets of the real cache
-    unsigned sampling_shift_;   // log2 of the set-sampling ratio
-    std::uint64_t sets_;        // sets simulated
+    std::uint64_t full_sets_; // sets of the real cache
+    unsigned sampling_shift_; // log2 of the set-sampling ratio
+    std::uint64_t sets_;      // sets simulated
     unsigned assoc_;
     bool pow2_;
     bool random_;

@@ -5,8 +5,12 @@
 
 namespace warmsched::models {
 namespace {
-inline std::uint64_t bit(unsigned i) { return 1ull << i; }
-inline unsigned lowest(std::uint64_t mask) { return static_cast<unsigned>(__builtin_ctzll(mask)); }
+inline std::uint64_t bit(unsigned i) {
+    return 1ull << i;
+}
+inline unsigned lowest(std::uint64_t mask) {
+    return static_cast<unsigned>(__builtin_ctzll(mask));
+}
 } // namespace
 
 directory::directory(const sc_core::sc_module_name& name, const directory_params& p,
@@ -35,7 +39,8 @@ unsigned directory::supplier(const entry& e, std::uint64_t others, unsigned requ
 }
 
 mem_source directory::remote_source(unsigned from_llc, unsigned to_llc) const {
-    return p_.llc_socket[from_llc] == p_.llc_socket[to_llc] ? mem_source::remote_llc : mem_source::remote_socket;
+    return p_.llc_socket[from_llc] == p_.llc_socket[to_llc] ? mem_source::remote_llc
+                                                            : mem_source::remote_socket;
 }
 
 void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -43,9 +48,13 @@ void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     ++stats_.requests;
     delay += ps_time(p_.lookup_ps);
     switch (t.op) {
-    case mem_op::get_shared: get_shared(t, delay); break;
+    case mem_op::get_shared:
+        get_shared(t, delay);
+        break;
     case mem_op::get_exclusive:
-    case mem_op::upgrade: get_exclusive(t, delay); break;
+    case mem_op::upgrade:
+        get_exclusive(t, delay);
+        break;
     case mem_op::put: {
         entry* it = lines_.find(t.line);
         if (it != nullptr) {
@@ -56,8 +65,11 @@ void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
         if (t.dirty) memory(mem_op::mem_write, t.line, delay);
         break;
     }
-    case mem_op::writeback: memory(mem_op::mem_write, t.line, delay); break;
-    default: assert(false && "unexpected request at the directory");
+    case mem_op::writeback:
+        memory(mem_op::mem_write, t.line, delay);
+        break;
+    default:
+        assert(false && "unexpected request at the directory");
     }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -19,26 +19,26 @@
 namespace warmsched::models {
 
 struct directory_params {
-    unsigned index = 0;                 // home = memory controller index
-    unsigned node = 0;                  // NUMA node of this home
-    ps_t lookup_ps = 0;                 // directory lookup latency
-    std::vector<unsigned> llc_socket;   // socket of each LLC (to classify transfers)
-    std::vector<unsigned> llc_node;     // NUMA node of each LLC
+    unsigned index = 0;               // home = memory controller index
+    unsigned node = 0;                // NUMA node of this home
+    ps_t lookup_ps = 0;               // directory lookup latency
+    std::vector<unsigned> llc_socket; // socket of each LLC (to classify transfers)
+    std::vector<unsigned> llc_node;   // NUMA node of each LLC
 };
 
 struct directory_stats {
     std::uint64_t requests = 0;
     std::uint64_t memory_reads = 0;
     std::uint64_t memory_writes = 0;
-    std::uint64_t forwards = 0;       // cache-to-cache transfers ordered
-    std::uint64_t invalidations = 0;  // invalidations sent
+    std::uint64_t forwards = 0;      // cache-to-cache transfers ordered
+    std::uint64_t invalidations = 0; // invalidations sent
 };
 
 class directory : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<directory> fabric_side;     // requests from LLCs
-    tlm_utils::simple_initiator_socket<directory> snoop_out;    // snoops to LLCs, through the fabric
-    tlm_utils::simple_initiator_socket<directory> memory_side;  // to the memory controller
+    tlm_utils::simple_target_socket<directory> fabric_side;    // requests from LLCs
+    tlm_utils::simple_initiator_socket<directory> snoop_out;   // snoops to LLCs, through the fabric
+    tlm_utils::simple_initiator_socket<directory> memory_side; // to the memory controller
 
     // `distance(a, b)`: fabric latency between LLCs a and b (to pick the nearest sharer).
     directory(const sc_core::sc_module_name& name, const directory_params& p,
@@ -59,7 +59,8 @@ private:
     void get_shared(mem_txn& t, sc_core::sc_time& delay);
     void get_exclusive(mem_txn& t, sc_core::sc_time& delay);
     // Snoops LLC `target`; with `forward` it sends the line to the requester. Returns the snoop's reply.
-    const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward, sc_core::sc_time& delay);
+    const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward,
+                         sc_core::sc_time& delay);
     void memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay);
     mem_source remote_source(unsigned from_llc, unsigned to_llc) const;
     // Which of `others` sends the line to `requester`: the owner, else the nearest sharer.

@@ -38,9 +38,9 @@ enum class mem_op : std::uint8_t {
 enum class mem_source : std::uint8_t {
     l1,
     l2,
-    peer_cache,   // another core's private cache under the same LLC
-    llc,          // own LLC
-    remote_llc,   // another LLC in the same socket
+    peer_cache,    // another core's private cache under the same LLC
+    llc,           // own LLC
+    remote_llc,    // another LLC in the same socket
     remote_socket, // an LLC in another socket
     local_memory,
     remote_memory,
@@ -60,8 +60,8 @@ struct mem_txn : tlm::tlm_extension<mem_txn> {
     // Response.
     line_state granted = line_state::invalid;
     mem_source source = mem_source::l1;
-    bool had_line = false;      // snoop: the target held the line
-    bool data_direct = false;   // the data went straight from a third cache to the requester
+    bool had_line = false;    // snoop: the target held the line
+    bool data_direct = false; // the data went straight from a third cache to the requester
 
     tlm::tlm_extension_base* clone() const override { return new mem_txn(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -81,7 +81,11 @@ struct txn_payload {
 };
 
 // Absolute time of a transaction given the SystemC time and the annotated delay.
-inline ps_t abs_ps(const sc_core::sc_time& delay) { return (sc_core::sc_time_stamp() + delay).value(); }
-inline sc_core::sc_time ps_time(ps_t ps) { return sc_core::sc_time::from_value(ps); }
+inline ps_t abs_ps(const sc_core::sc_time& delay) {
+    return (sc_core::sc_time_stamp() + delay).value();
+}
+inline sc_core::sc_time ps_time(ps_t ps) {
+    return sc_core::sc_time::from_value(ps);
+}
 
 } // namespace warmsched::models

@@ -29,10 +29,10 @@ struct private_level_params {
 };
 
 struct core_module_params {
-    unsigned index = 0;         // global core number
-    unsigned llc = 0;           // LLC this core sits under
-    unsigned index_in_llc = 0;  // port index on the LLC
-    ps_t atomic_ps = 0;         // extra time of a locked read-modify-write
+    unsigned index = 0;                       // global core number
+    unsigned llc = 0;                         // LLC this core sits under
+    unsigned index_in_llc = 0;                // port index on the LLC
+    ps_t atomic_ps = 0;                       // extra time of a locked read-modify-write
     std::vector<private_level_params> levels; // L1D first
     std::uint64_t seed = 1;
     unsigned set_sampling = 1;
@@ -41,8 +41,8 @@ struct core_module_params {
 class core : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<core> cpu_side; // from the core's harts
-    tlm_utils::simple_initiator_socket<core> llc_side;          // requests and evictions to the LLC
-    tlm_utils::simple_target_socket<core> snoop_side;           // snoops from the LLC
+    tlm_utils::simple_initiator_socket<core> llc_side;         // requests and evictions to the LLC
+    tlm_utils::simple_target_socket<core> snoop_side;          // snoops from the LLC
 
     core(const sc_core::sc_module_name& name, const core_module_params& p);
 

@@ -79,6 +79,8 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     return end - start;
 }
 
-void hart::compute_cycles(std::uint64_t cycles) { advance(ps_time(cycles * p_.cycle_ps)); }
+void hart::compute_cycles(std::uint64_t cycles) {
+    advance(ps_time(cycles * p_.cycle_ps));
+}
 
 } // namespace warmsched::models

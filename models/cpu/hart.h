@@ -18,10 +18,10 @@
 namespace warmsched::models {
 
 struct hart_params {
-    unsigned cpu = 0;             // Linux CPU number
-    unsigned core = 0;            // global core index
+    unsigned cpu = 0;  // Linux CPU number
+    unsigned core = 0; // global core index
     unsigned line_size = 64;
-    ps_t cycle_ps = 250;          // one core clock
+    ps_t cycle_ps = 250;                  // one core clock
     unsigned max_outstanding = 10;        // misses in flight for a stream in random order
     unsigned max_outstanding_stream = 10; // misses in flight for a sequential stream (prefetchers help)
     unsigned set_sampling = 1;            // only lines whose address is a multiple of this are simulated
@@ -64,12 +64,13 @@ public:
 
 private:
     ps_t access(mem_op op, std::uint64_t addr);
-    sc_core::sc_time issue(mem_op op, std::uint64_t addr); // one access at the current local time; returns its latency
+    sc_core::sc_time issue(mem_op op,
+                           std::uint64_t addr); // one access at the current local time; returns its latency
     void advance(const sc_core::sc_time& t);
 
     hart_params p_;
     txn_payload req_;
-    sc_core::sc_time last_sampled_;      // latency of the latest simulated access (set sampling)
+    sc_core::sc_time last_sampled_; // latency of the latest simulated access (set sampling)
     mem_source last_sampled_source_ = mem_source::l1;
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;

@@ -9,7 +9,8 @@ fabric::fabric(const sc_core::sc_module_name& name, const platform::fabric_graph
                ps_t bandwidth_window_ps, double bandwidth_scale)
     : sc_module(name), llc_side("llc_side"), home_out("home_out"), home_side("home_side"), llc_out("llc_out"),
       graph_(graph), line_size_(line_size) {
-    for (const auto& l : graph.links()) links_.emplace_back(l.bandwidth * bandwidth_scale, bandwidth_window_ps);
+    for (const auto& l : graph.links())
+        links_.emplace_back(l.bandwidth * bandwidth_scale, bandwidth_window_ps);
     llc_side.register_b_transport(this, &fabric::from_llc);
     home_side.register_b_transport(this, &fabric::from_home);
 }

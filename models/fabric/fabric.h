@@ -24,10 +24,10 @@ struct link_stats {
 
 class fabric : public sc_core::sc_module {
 public:
-    tlm_utils::multi_passthrough_target_socket<fabric> llc_side;      // requests from LLC i (port i)
-    tlm_utils::multi_passthrough_initiator_socket<fabric> home_out;   // to directory j (port j)
-    tlm_utils::multi_passthrough_target_socket<fabric> home_side;     // snoops from directory j (port j)
-    tlm_utils::multi_passthrough_initiator_socket<fabric> llc_out;    // to LLC i's snoop_in (port i)
+    tlm_utils::multi_passthrough_target_socket<fabric> llc_side;    // requests from LLC i (port i)
+    tlm_utils::multi_passthrough_initiator_socket<fabric> home_out; // to directory j (port j)
+    tlm_utils::multi_passthrough_target_socket<fabric> home_side;   // snoops from directory j (port j)
+    tlm_utils::multi_passthrough_initiator_socket<fabric> llc_out;  // to LLC i's snoop_in (port i)
 
     // `bandwidth_scale` multiplies every link's bandwidth (1/N under set sampling 1-in-N).
     fabric(const sc_core::sc_module_name& name, const platform::fabric_graph& graph, unsigned line_size,

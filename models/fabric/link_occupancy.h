@@ -29,7 +29,8 @@ public:
         const double ahead = backlog_at(b) + demand_[b % horizon];
         demand_[b % horizon] += bytes;
         if (known_ > b) known_ = b; // later buckets' backlog must be recomputed
-        const double wait = static_cast<double>(b * bucket_ps_) + ahead / bytes_per_ps_ - static_cast<double>(t_ps);
+        const double wait =
+            static_cast<double>(b * bucket_ps_) + ahead / bytes_per_ps_ - static_cast<double>(t_ps);
         const std::uint64_t d = wait > 0 ? static_cast<std::uint64_t>(wait) : 0;
         queued_ps_ += d;
         return d;
@@ -44,7 +45,8 @@ private:
     double backlog_at(std::uint64_t b) {
         const std::uint64_t horizon = demand_.size();
         while (known_ < b) {
-            const double next = std::max(0.0, backlog_[known_ % horizon] + demand_[known_ % horizon] - capacity_);
+            const double next =
+                std::max(0.0, backlog_[known_ % horizon] + demand_[known_ % horizon] - capacity_);
             ++known_;
             backlog_[known_ % horizon] = next;
         }

@@ -13,7 +13,8 @@ namespace warmsched::models {
 class address_map {
 public:
     address_map(std::uint64_t line_size, std::uint64_t page_size, std::uint64_t interleave,
-                std::vector<std::vector<unsigned>> controllers_of_node, std::vector<unsigned> node_of_controller);
+                std::vector<std::vector<unsigned>> controllers_of_node,
+                std::vector<unsigned> node_of_controller);
 
     // Home controller of `line`; `toucher_node` places the page if it has no home yet (first touch).
     unsigned home(std::uint64_t line, unsigned toucher_node) {

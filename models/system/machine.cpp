@@ -19,7 +19,8 @@ std::vector<unsigned> controller_nodes(const platform::topology& t) {
 }
 } // namespace
 
-machine::machine(const sc_core::sc_module_name& name, const platform::platform_params& p, const machine_options& o)
+machine::machine(const sc_core::sc_module_name& name, const platform::platform_params& p,
+                 const machine_options& o)
     : sc_module(name), p_(p), topo_(p), graph_(p, topo_, config::origin{}),
       addresses_(p.caches.front().line_size, p.memory.page_size, p.memory.interleave, node_controllers(topo_),
                  controller_nodes(topo_)) {
@@ -66,7 +67,8 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         cp.set_sampling = o.set_sampling;
         for (unsigned lv = 0; lv < topo_.num_private_levels(); ++lv) {
             const auto& cc = p.caches[lv];
-            cp.levels.push_back({cc.name, cc.size, cc.associativity, line, static_cast<ps_t>(cc.latency_ps + 0.5),
+            cp.levels.push_back({cc.name, cc.size, cc.associativity, line,
+                                 static_cast<ps_t>(cc.latency_ps + 0.5),
                                  cc.replacement == platform::replacement_policy::random});
         }
         cores_.push_back(std::make_unique<core>(("core" + std::to_string(c)).c_str(), cp));
@@ -75,7 +77,12 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
     for (unsigned c = 0; c < topo_.num_cores(); ++c)
         for (unsigned t = 0; t < topo_.threads_per_core(); ++t) {
             const unsigned cpu = topo_.cpu_of(c, t);
-            hart_params hp{cpu, c, line, cycle, p.core.max_outstanding_misses, p.core.stream_outstanding_misses,
+            hart_params hp{cpu,
+                           c,
+                           line,
+                           cycle,
+                           p.core.max_outstanding_misses,
+                           p.core.stream_outstanding_misses,
                            o.set_sampling};
             harts_[cpu] = std::make_unique<hart>(("cpu" + std::to_string(cpu)).c_str(), hp);
             harts_[cpu]->mem.bind(cores_[c]->cpu_side);
@@ -87,19 +94,21 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
             llcs_[l]->snoop_out.bind(cores_[c]->snoop_side);
         }
 
-    fabric_ = std::make_unique<fabric>("fabric", graph_, line, static_cast<ps_t>(p.fabric.bandwidth_window_ps),
-                                       1.0 / o.set_sampling);
+    fabric_ = std::make_unique<fabric>("fabric", graph_, line,
+                                       static_cast<ps_t>(p.fabric.bandwidth_window_ps), 1.0 / o.set_sampling);
     for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
         llcs_[l]->mem_side.bind(fabric_->llc_side);
         fabric_->llc_out.bind(llcs_[l]->snoop_in);
     }
     for (unsigned m = 0; m < topo_.num_memory_controllers(); ++m) {
-        directory_params dp{m, topo_.node_of_controller(m), static_cast<ps_t>(p.fabric.directory_latency_ps + 0.5),
-                            llc_socket, llc_node};
+        directory_params dp{m, topo_.node_of_controller(m),
+                            static_cast<ps_t>(p.fabric.directory_latency_ps + 0.5), llc_socket, llc_node};
         fabric* f = fabric_.get();
-        homes_.push_back(std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
-                                                     [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
-        memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5), p.memory.bandwidth / o.set_sampling, line,
+        homes_.push_back(
+            std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
+                                        [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
+        memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5),
+                                    p.memory.bandwidth / o.set_sampling, line,
                                     static_cast<ps_t>(p.fabric.bandwidth_window_ps)};
         memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
         fabric_->home_out.bind(homes_[m]->fabric_side);

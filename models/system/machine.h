@@ -28,14 +28,15 @@
 namespace warmsched::models {
 
 struct machine_options {
-    std::uint64_t seed = 1;       // seeds every random choice of the hardware model (random replacement)
-    ps_t quantum_ps = 1'000'000;  // temporal-decoupling quantum of the harts (1 us)
-    unsigned set_sampling = 1;    // simulate 1 in N cache sets (a power of two dividing every level's sets)
+    std::uint64_t seed = 1;      // seeds every random choice of the hardware model (random replacement)
+    ps_t quantum_ps = 1'000'000; // temporal-decoupling quantum of the harts (1 us)
+    unsigned set_sampling = 1;   // simulate 1 in N cache sets (a power of two dividing every level's sets)
 };
 
 class machine : public sc_core::sc_module {
 public:
-    machine(const sc_core::sc_module_name& name, const platform::platform_params& p, const machine_options& o);
+    machine(const sc_core::sc_module_name& name, const platform::platform_params& p,
+            const machine_options& o);
 
     const platform::platform_params& platform() const { return p_; }
     const platform::topology& topo() const { return topo_; }

@@ -29,7 +29,8 @@ void error_list::throw_if_any() const {
     if (!lines_.empty()) throw config_error(lines_);
 }
 
-config_error::config_error(std::vector<std::string> lines) : std::runtime_error(join(lines)), lines_(std::move(lines)) {}
+config_error::config_error(std::vector<std::string> lines)
+    : std::runtime_error(join(lines)), lines_(std::move(lines)) {}
 
 config_error::config_error(const origin& where, const std::string& key, const std::string& what)
     : config_error(std::vector<std::string>{format_line(where, key, what)}) {}

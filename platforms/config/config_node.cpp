@@ -66,8 +66,9 @@ config_node& config_node::set(const std::string& key, config_node value, origin 
 }
 
 void config_node::erase(const std::string& key) {
-    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.key == key; }),
-                   entries_.end());
+    entries_.erase(
+        std::remove_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.key == key; }),
+        entries_.end());
 }
 
 void config_node::merge_from(const config_node& over) {
@@ -87,8 +88,12 @@ namespace {
 
 void emit(YAML::Emitter& out, const config_node& n) {
     switch (n.type()) {
-    case config_node::kind::null: out << YAML::Null; break;
-    case config_node::kind::scalar: out << n.scalar(); break;
+    case config_node::kind::null:
+        out << YAML::Null;
+        break;
+    case config_node::kind::scalar:
+        out << n.scalar();
+        break;
     case config_node::kind::sequence: {
         bool flat = std::all_of(n.items().begin(), n.items().end(),
                                 [](const config_node& c) { return c.is_scalar(); });
@@ -115,7 +120,8 @@ origin origin_of(const YAML::Mark& m, const std::string& file) {
 config_node convert(const YAML::Node& y, const std::string& file) {
     origin where = origin_of(y.Mark(), file);
     switch (y.Type()) {
-    case YAML::NodeType::Scalar: return config_node::make_scalar(y.Scalar(), where);
+    case YAML::NodeType::Scalar:
+        return config_node::make_scalar(y.Scalar(), where);
     case YAML::NodeType::Sequence: {
         config_node n = config_node::make_sequence(where);
         for (const auto& item : y) n.push_back(convert(item, file));
@@ -132,7 +138,8 @@ config_node convert(const YAML::Node& y, const std::string& file) {
         }
         return n;
     }
-    default: return config_node{};
+    default:
+        return config_node{};
     }
 }
 
@@ -144,7 +151,8 @@ config_node parse_text(const std::string& text, const std::string& name) {
         throw config_error(origin_of(e.mark, name), "", "YAML syntax error: " + e.msg);
     }
     if (root.IsNull()) return config_node::make_map(origin{name, 1, 1});
-    if (!root.IsMap()) throw config_error(origin_of(root.Mark(), name), "", "the file must hold a map of keys");
+    if (!root.IsMap())
+        throw config_error(origin_of(root.Mark(), name), "", "the file must hold a map of keys");
     return convert(root, name);
 }
 
@@ -172,10 +180,12 @@ config_node load_with_includes(const std::string& path, std::vector<std::string>
             throw config_error(name->where(), "include", "expected a file path");
         fs::path target = fs::path(path).parent_path() / name->scalar();
         if (!fs::exists(target))
-            throw config_error(name->where(), "include", "included file '" + target.string() + "' does not exist");
+            throw config_error(name->where(), "include",
+                               "included file '" + target.string() + "' does not exist");
         base.merge_from(load_with_includes(target.string(), chain));
     }
-    if (names.empty()) throw config_error(inc->value.where(), "include", "expected a file path or a list of them");
+    if (names.empty())
+        throw config_error(inc->value.where(), "include", "expected a file path or a list of them");
     chain.pop_back();
     self.erase("include");
     base.merge_from(self);
@@ -195,7 +205,9 @@ config_node load_yaml_file(const std::string& path) {
     return load_with_includes(path, chain);
 }
 
-config_node load_yaml_text(const std::string& text, const std::string& name) { return parse_text(text, name); }
+config_node load_yaml_text(const std::string& text, const std::string& name) {
+    return parse_text(text, name);
+}
 
 void apply_override(config_node& root, const std::string& assignment) {
     const origin where{"-p " + assignment, 0, 0};
@@ -217,8 +229,9 @@ void apply_override(config_node& root, const std::string& assignment) {
             bool numeric = std::all_of(p.begin(), p.end(), ::isdigit);
             std::size_t idx = numeric ? std::stoul(p) : node->items().size();
             if (!numeric || idx >= node->items().size())
-                throw config_error(where, path, "'" + p + "' is not an index of the list (0.." +
-                                                    std::to_string(node->items().size()) + ")");
+                throw config_error(where, path,
+                                   "'" + p + "' is not an index of the list (0.." +
+                                       std::to_string(node->items().size()) + ")");
             node = &node->items()[idx];
             continue;
         }

@@ -6,10 +6,10 @@
 
 #include "platforms/config/config_error.h"
 
-#include <string>
-#include <utility>
 #include <deque>
 #include <list>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace warmsched::config {
@@ -56,7 +56,7 @@ private:
     kind kind_ = kind::null;
     origin where_;
     std::string scalar_;
-    std::list<entry> entries_;           // list/deque: references stay valid as values are added
+    std::list<entry> entries_; // list/deque: references stay valid as values are added
     std::deque<config_node> items_;
 };
 

@@ -16,7 +16,8 @@ std::string number_text(double v) {
 
 config_reader::config_reader(const config_node* node, std::string key_path, error_list& errors,
                              config_node* resolved, origin fallback)
-    : node_(node), path_(std::move(key_path)), errors_(&errors), resolved_(resolved), fallback_(std::move(fallback)) {
+    : node_(node), path_(std::move(key_path)), errors_(&errors), resolved_(resolved),
+      fallback_(std::move(fallback)) {
     if (node_ && !node_->is_map() && !node_->is_null()) {
         errors_->add(node_->where(), path_, "expected a map of keys");
         node_ = nullptr;
@@ -24,7 +25,9 @@ config_reader::config_reader(const config_node* node, std::string key_path, erro
     if (resolved_ && !resolved_->is_map()) *resolved_ = config_node::make_map({});
 }
 
-std::string config_reader::path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+std::string config_reader::path(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+}
 
 origin config_reader::where(const std::string& key) const {
     if (node_ && node_->is_map())
@@ -37,14 +40,17 @@ void config_reader::error(const std::string& key, const std::string& what) const
     errors_->add(where(key), path(key), what);
 }
 
-void config_reader::error_in(const std::string& section, const std::string& key, const std::string& what) const {
+void config_reader::error_in(const std::string& section, const std::string& key,
+                             const std::string& what) const {
     const config_node* sub = node_ && node_->is_map() ? node_->find(section) : nullptr;
     const config_node::entry* e = sub && sub->is_map() ? sub->find_entry(key) : nullptr;
     const origin where = e ? e->value.where() : sub ? sub->where() : this->where(section);
     errors_->add(where, path(section) + "." + key, what);
 }
 
-bool config_reader::has(const std::string& key) const { return node_ && node_->is_map() && node_->find(key); }
+bool config_reader::has(const std::string& key) const {
+    return node_ && node_->is_map() && node_->find(key);
+}
 
 const config_node* config_reader::raw(const std::string& key, bool required) {
     if (std::find(used_.begin(), used_.end(), key) == used_.end()) used_.push_back(key);
@@ -98,11 +104,13 @@ long long config_reader::integer(const std::string& key, std::optional<long long
         used = 0;
     }
     if (!n->is_scalar() || used != n->scalar().size() || n->scalar().empty()) {
-        error(key, "expected a whole number, got '" + (n->is_scalar() ? n->scalar() : std::string("a map or list")) + "'");
+        error(key, "expected a whole number, got '" +
+                       (n->is_scalar() ? n->scalar() : std::string("a map or list")) + "'");
         return def.value_or(min);
     }
     if (v < min || v > max) {
-        error(key, std::to_string(v) + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+        error(key, std::to_string(v) + " is out of range [" + std::to_string(min) + ", " +
+                       std::to_string(max) + "]");
         return def.value_or(min);
     }
     record(key, n->scalar());
@@ -123,7 +131,8 @@ double config_reader::number(const std::string& key, std::optional<double> def, 
         used = 0;
     }
     if (!n->is_scalar() || used != n->scalar().size() || !std::isfinite(v)) {
-        error(key, "expected a number, got '" + (n->is_scalar() ? n->scalar() : std::string("a map or list")) + "'");
+        error(key, "expected a number, got '" +
+                       (n->is_scalar() ? n->scalar() : std::string("a map or list")) + "'");
         return def.value_or(min);
     }
     if (v < min || v > max) {
@@ -147,21 +156,21 @@ bool config_reader::boolean(const std::string& key, std::optional<bool> def) {
     return def.value_or(false);
 }
 
-#define WARMSCHED_UNIT_READER(NAME, TYPE, PARSE, FORMAT)                                                   \
-    TYPE config_reader::NAME(const std::string& key, std::optional<TYPE> def) {                            \
-        const config_node* n = raw(key, !def);                                                             \
-        if (!n) {                                                                                          \
-            if (def) record(key, FORMAT(*def));                                                            \
-            return def.value_or(TYPE{});                                                                   \
-        }                                                                                                  \
-        std::string why = "expected a plain value";                                                       \
-        std::optional<TYPE> v = n->is_scalar() ? PARSE(n->scalar(), why) : std::nullopt;                   \
-        if (!v) {                                                                                          \
-            error(key, why);                                                                               \
-            return def.value_or(TYPE{});                                                                   \
-        }                                                                                                  \
-        record(key, n->scalar());                                                                          \
-        return *v;                                                                                         \
+#define WARMSCHED_UNIT_READER(NAME, TYPE, PARSE, FORMAT)                                                     \
+    TYPE config_reader::NAME(const std::string& key, std::optional<TYPE> def) {                              \
+        const config_node* n = raw(key, !def);                                                               \
+        if (!n) {                                                                                            \
+            if (def) record(key, FORMAT(*def));                                                              \
+            return def.value_or(TYPE{});                                                                     \
+        }                                                                                                    \
+        std::string why = "expected a plain value";                                                          \
+        std::optional<TYPE> v = n->is_scalar() ? PARSE(n->scalar(), why) : std::nullopt;                     \
+        if (!v) {                                                                                            \
+            error(key, why);                                                                                 \
+            return def.value_or(TYPE{});                                                                     \
+        }                                                                                                    \
+        record(key, n->scalar());                                                                            \
+        return *v;                                                                                           \
     }
 
 WARMSCHED_UNIT_READER(time_ps, double, parse_time_ps, format_time_ps)
@@ -170,7 +179,8 @@ WARMSCHED_UNIT_READER(frequency, double, parse_frequency, format_frequency)
 WARMSCHED_UNIT_READER(bandwidth, double, parse_bandwidth, format_bandwidth)
 #undef WARMSCHED_UNIT_READER
 
-std::uint64_t config_reader::size(const std::string& key, std::optional<std::uint64_t> def, std::uint64_t min) {
+std::uint64_t config_reader::size(const std::string& key, std::optional<std::uint64_t> def,
+                                  std::uint64_t min) {
     const config_node* n = raw(key, !def);
     if (!n) {
         if (def) record(key, format_size(*def));

@@ -44,8 +44,8 @@ bool split_number(const std::string& text, double& number, std::string& suffix) 
     return true;
 }
 
-std::optional<double> parse_with(const std::string& text, const std::vector<unit>& units,
-                                 const char* kind, const char* examples, std::string& why) {
+std::optional<double> parse_with(const std::string& text, const std::vector<unit>& units, const char* kind,
+                                 const char* examples, std::string& why) {
     double number = 0;
     std::string suffix;
     if (!split_number(text, number, suffix)) {
@@ -57,7 +57,8 @@ std::optional<double> parse_with(const std::string& text, const std::vector<unit
     if (suffix.empty())
         why = std::string("a ") + kind + " needs a unit (" + examples + "), got '" + text + "'";
     else
-        why = std::string("unknown ") + kind + " unit '" + suffix + "' in '" + text + "' (use " + examples + ")";
+        why = std::string("unknown ") + kind + " unit '" + suffix + "' in '" + text + "' (use " + examples +
+              ")";
     return std::nullopt;
 }
 
@@ -71,11 +72,11 @@ const std::vector<unit> size_units = {{"B", 1},
                                       {"MB", 1e6},
                                       {"GB", 1e9},
                                       {"TB", 1e12}};
-const std::vector<unit> time_units = {{"ps", 1},   {"ns", 1e3},  {"us", 1e6},
+const std::vector<unit> time_units = {{"ps", 1},          {"ns", 1e3}, {"us", 1e6},
                                       {"\xC2\xB5s", 1e6}, {"ms", 1e9}, {"s", 1e12}};
 const std::vector<unit> frequency_units = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
-const std::vector<unit> bandwidth_units = {{"B/s", 1},        {"kB/s", 1e3},       {"KB/s", 1e3},
-                                           {"MB/s", 1e6},     {"GB/s", 1e9},       {"TB/s", 1e12},
+const std::vector<unit> bandwidth_units = {{"B/s", 1},        {"kB/s", 1e3},        {"KB/s", 1e3},
+                                           {"MB/s", 1e6},     {"GB/s", 1e9},        {"TB/s", 1e12},
                                            {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}};
 
 std::string trim_number(double v) {
@@ -143,6 +144,8 @@ std::string format_frequency(double hz) {
     return trim_number(hz) + "Hz";
 }
 
-std::string format_bandwidth(double bps) { return trim_number(bps / 1e9) + "GB/s"; }
+std::string format_bandwidth(double bps) {
+    return trim_number(bps / 1e9) + "GB/s";
+}
 
 } // namespace warmsched::config

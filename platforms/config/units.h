@@ -12,7 +12,7 @@ namespace warmsched::config {
 
 // A latency as written: either absolute time or a cycle count that needs a clock to become time.
 struct latency_value {
-    double value = 0;     // picoseconds when !in_cycles, else cycles
+    double value = 0; // picoseconds when !in_cycles, else cycles
     bool in_cycles = false;
 
     // Picoseconds at the given clock (Hz). Absolute times ignore the clock.
@@ -20,11 +20,11 @@ struct latency_value {
 };
 
 // Each parser returns the value, or std::nullopt and fills `why` with what was expected.
-std::optional<std::uint64_t> parse_size(const std::string& text, std::string& why);       // bytes
-std::optional<double> parse_time_ps(const std::string& text, std::string& why);           // picoseconds
-std::optional<latency_value> parse_latency(const std::string& text, std::string& why);    // time or cycles
-std::optional<double> parse_frequency(const std::string& text, std::string& why);         // Hz
-std::optional<double> parse_bandwidth(const std::string& text, std::string& why);         // bytes/second
+std::optional<std::uint64_t> parse_size(const std::string& text, std::string& why);    // bytes
+std::optional<double> parse_time_ps(const std::string& text, std::string& why);        // picoseconds
+std::optional<latency_value> parse_latency(const std::string& text, std::string& why); // time or cycles
+std::optional<double> parse_frequency(const std::string& text, std::string& why);      // Hz
+std::optional<double> parse_bandwidth(const std::string& text, std::string& why);      // bytes/second
 
 // Formatting for the resolved configuration and reports (inverse of the parsers, exact where possible).
 std::string format_size(std::uint64_t bytes);

@@ -7,7 +7,6 @@
 namespace warmsched::scheduler {
 namespace {
 
-
 std::vector<unsigned> cpus_of_group(const platform::topology& t, const std::string& group, unsigned cpu) {
     const unsigned core = t.core_of_cpu(cpu);
     return t.cpus_of_cores(t.cores_of_group(group, t.group_of_core(group, core)));
@@ -40,7 +39,8 @@ std::vector<sched_domain_level> build_sched_domains(const platform::topology& t,
     }
     add("MC", [&](unsigned cpu) { return cpus_of_group(t, t.cache_group(t.llc_level()), cpu); });
     const bool numa_in_package = t.depth(t.node_group()) > 1;
-    if (!numa_in_package) add(o.package_name, [&](unsigned cpu) { return cpus_of_group(t, t.node_group(), cpu); });
+    if (!numa_in_package)
+        add(o.package_name, [&](unsigned cpu) { return cpus_of_group(t, t.node_group(), cpu); });
     std::set<unsigned> levels;
     for (const auto& row : distances) levels.insert(row.begin(), row.end());
     bool first = true;

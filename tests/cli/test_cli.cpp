@@ -35,7 +35,9 @@ result run(const std::string& args) {
     return r;
 }
 
-unsigned lines(const std::string& s) { return static_cast<unsigned>(std::count(s.begin(), s.end(), '\n')); }
+unsigned lines(const std::string& s) {
+    return static_cast<unsigned>(std::count(s.begin(), s.end(), '\n'));
+}
 
 fs::path write(const std::string& name, const std::string& text) {
     const fs::path p = fs::temp_directory_path() / name;
@@ -64,14 +66,16 @@ TEST_CASE("topology prints the lstopo tree, the NUMA distances and the sched dom
 }
 
 TEST_CASE("a platform given as a path works like a shipped name") {
-    const auto r = run(std::string("topology ") + WARMSCHED_SOURCE_DIR + "/configs/platforms/haswell-i7-4790.yaml");
+    const auto r =
+        run(std::string("topology ") + WARMSCHED_SOURCE_DIR + "/configs/platforms/haswell-i7-4790.yaml");
     CHECK(r.status == 0);
     CHECK(r.out.find("SMT 2, MC 8") != std::string::npos);
 }
 
 TEST_CASE("an experiment runs on another platform with -p platform=NAME") {
     const auto out = fs::temp_directory_path() / "warmsched-other-platform";
-    const auto f = write("warmsched-other.yaml", "platform: zen3-5950x\nprobes:\n  latency: {max_footprint: 64KiB}\n");
+    const auto f =
+        write("warmsched-other.yaml", "platform: zen3-5950x\nprobes:\n  latency: {max_footprint: 64KiB}\n");
     const auto r = run("run " + f.string() + " -p platform=haswell-i7-4790 --out " + out.string());
     CHECK(r.status == 0);
     CHECK(r.out.find("pointer chase on CPU 0 (haswell-i7-4790)") != std::string::npos);
@@ -112,31 +116,37 @@ TEST_CASE("bad input gets one line naming the problem and exit status 2") {
         CHECK(r.err.find("--ws") != std::string::npos);
     }
     SECTION("a mistake in an experiment file points at its line and column") {
-        const auto f = write("warmsched-bad-experiment.yaml", "platform: zen3-5950x\nprobes:\n  latency:\n    cpu: 99\n");
-        const auto r = run("run " + f.string() + " --out " + (fs::temp_directory_path() / "warmsched-bad-out").string());
+        const auto f = write("warmsched-bad-experiment.yaml",
+                             "platform: zen3-5950x\nprobes:\n  latency:\n    cpu: 99\n");
+        const auto r =
+            run("run " + f.string() + " --out " + (fs::temp_directory_path() / "warmsched-bad-out").string());
         CHECK(r.status == 2);
         CHECK(lines(r.err) == 1);
-        CHECK(r.err.find(f.string() + ":4:10: probes.latency.cpu: 99 is out of range [0, 31]") != std::string::npos);
+        CHECK(r.err.find(f.string() + ":4:10: probes.latency.cpu: 99 is out of range [0, 31]") !=
+              std::string::npos);
     }
     SECTION("a mistake inside the platform an experiment names points into the platform's own file") {
         const auto f = write("warmsched-bad-platform-override.yaml", "platform: zen3-5950x\nprobes: {}\n");
         const auto r = run("run " + f.string() + " -p platform.caches.0.size=33000B");
         CHECK(r.status == 2);
-        CHECK(r.err.find("-p platform.caches.0.size=33000B: platform.caches[0].size: size is not a whole number of sets") !=
-              std::string::npos);
+        CHECK(r.err.find("-p platform.caches.0.size=33000B: platform.caches[0].size: size is not a whole "
+                         "number of sets") != std::string::npos);
     }
 }
 
 TEST_CASE("the same configuration and seed give byte-identical results") {
-    const fs::path a = fs::temp_directory_path() / "warmsched-det-a", b = fs::temp_directory_path() / "warmsched-det-b";
+    const fs::path a = fs::temp_directory_path() / "warmsched-det-a",
+                   b = fs::temp_directory_path() / "warmsched-det-b";
     fs::remove_all(a);
     fs::remove_all(b);
-    const auto exp = write("warmsched-det.yaml", "platform: haswell-i7-4790\nseed: 7\nprobes:\n"
-                                                 "  latency: {max_footprint: 16MiB}\n  c2c: {}\n"
-                                                 "  migrate: {working_set: 128KiB}\n  bandwidth: {bytes_per_cpu: 1MiB}\n");
+    const auto exp =
+        write("warmsched-det.yaml", "platform: haswell-i7-4790\nseed: 7\nprobes:\n"
+                                    "  latency: {max_footprint: 16MiB}\n  c2c: {}\n"
+                                    "  migrate: {working_set: 128KiB}\n  bandwidth: {bytes_per_cpu: 1MiB}\n");
     REQUIRE(run("run " + exp.string() + " --out " + a.string()).status == 0);
     REQUIRE(run("run " + exp.string() + " --out " + b.string()).status == 0);
-    for (const char* f : {"latency.csv", "c2c.csv", "migrate.csv", "bandwidth.csv", "config.yaml", "report.txt"}) {
+    for (const char* f :
+         {"latency.csv", "c2c.csv", "migrate.csv", "bandwidth.csv", "config.yaml", "report.txt"}) {
         INFO(f);
         std::ifstream fa(a / f), fb(b / f);
         std::stringstream sa, sb;
@@ -151,5 +161,6 @@ TEST_CASE("the same configuration and seed give byte-identical results") {
     s << cfg.rdbuf();
     CHECK(s.str().find("bandwidth_window: 10ns") != std::string::npos);
     CHECK(s.str().find("max_loads: 1048576") != std::string::npos);
-    CHECK(s.str().find("node_per: socket") != std::string::npos); // sections checked across keys stay resolved
+    CHECK(s.str().find("node_per: socket") !=
+          std::string::npos); // sections checked across keys stay resolved
 }

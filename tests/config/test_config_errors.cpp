@@ -34,8 +34,8 @@ std::string error_of(const std::string& text) {
     return {};
 }
 
-void check_error(const std::string& from, const std::string& to, const std::string& key, const std::string& what,
-                 int line_offset = 0) {
+void check_error(const std::string& from, const std::string& to, const std::string& key,
+                 const std::string& what, int line_offset = 0) {
     int line = 0;
     const std::string text = edited(from, to, line);
     line += line_offset;
@@ -48,7 +48,9 @@ void check_error(const std::string& from, const std::string& to, const std::stri
 
 } // namespace
 
-TEST_CASE("the mini test platform itself is valid") { CHECK_NOTHROW(test::mini_platform()); }
+TEST_CASE("the mini test platform itself is valid") {
+    CHECK_NOTHROW(test::mini_platform());
+}
 
 TEST_CASE("1: YAML syntax error names the position") {
     int line = 0;
@@ -68,7 +70,8 @@ TEST_CASE("3: a missing required key") {
 }
 
 TEST_CASE("4: a list where a plain value belongs") {
-    check_error("threads_per_core: 2", "threads_per_core: [2]", "topology.threads_per_core", "expected a whole number");
+    check_error("threads_per_core: 2", "threads_per_core: [2]", "topology.threads_per_core",
+                "expected a whole number");
 }
 
 TEST_CASE("5: an unknown unit") {
@@ -80,10 +83,10 @@ TEST_CASE("6: a size without a unit") {
 }
 
 TEST_CASE("7: out-of-range values") {
-    check_error("associativity: 4, latency: 20cycles", "associativity: 0, latency: 20cycles", "caches[2].associativity",
-                "out of range");
-    check_error("max_outstanding_misses: 4", "max_outstanding_misses: 4\n  smt_throughput: 1.5", "core.smt_throughput",
-                "out of range", 1);
+    check_error("associativity: 4, latency: 20cycles", "associativity: 0, latency: 20cycles",
+                "caches[2].associativity", "out of range");
+    check_error("max_outstanding_misses: 4", "max_outstanding_misses: 4\n  smt_throughput: 1.5",
+                "core.smt_throughput", "out of range", 1);
 }
 
 TEST_CASE("8: impossible cache geometry") {
@@ -95,8 +98,10 @@ TEST_CASE("9: a cache shared by a level that does not exist") {
 }
 
 TEST_CASE("10: the last level must be shared (an LLC), and only the last may be") {
-    check_error("shared_by: ccx", "shared_by: core", "caches[2].shared_by", "must be shared by a grouping level");
-    check_error("{name: l2, shared_by: core", "{name: l2, shared_by: ccx", "caches[1].shared_by", "only the last cache level");
+    check_error("shared_by: ccx", "shared_by: core", "caches[2].shared_by",
+                "must be shared by a grouping level");
+    check_error("{name: l2, shared_by: core", "{name: l2, shared_by: ccx", "caches[1].shared_by",
+                "only the last cache level");
 }
 
 TEST_CASE("11: a NUMA distance table of the wrong size") {
@@ -119,28 +124,34 @@ TEST_CASE("13: a NUMA node smaller than an LLC is an inconsistent topology") {
 }
 
 TEST_CASE("14: a fabric link to a stop kind that does not exist") {
-    check_error("{from: hub, to: memory", "{from: hub, to: dram", "fabric.links[1].to", "'dram' is not a stop kind");
+    check_error("{from: hub, to: memory", "{from: hub, to: dram", "fabric.links[1].to",
+                "'dram' is not a stop kind");
 }
 
 TEST_CASE("15: a fabric that does not connect the LLCs to memory") {
     int line = 0;
-    const std::string err = error_of(edited("    - {from: hub, to: memory, latency: 5ns, bandwidth: 64GB/s}\n", "", line));
+    const std::string err =
+        error_of(edited("    - {from: hub, to: memory, latency: 5ns, bandwidth: 64GB/s}\n", "", line));
     CHECK(err.find("fabric.links: the links do not connect llc0 to memory0") != std::string::npos);
 }
 
 TEST_CASE("16: levels must run from socket to core, each name once") {
-    check_error("{name: socket, count: 1}", "{name: package, count: 1}", "topology.levels", "must start with 'socket'");
+    check_error("{name: socket, count: 1}", "{name: package, count: 1}", "topology.levels",
+                "must start with 'socket'");
     check_error("{name: core, count: 2}", "{name: ccx, count: 2}", "topology.levels[2].name", "listed twice");
 }
 
 TEST_CASE("17: a value outside its list of choices") {
-    check_error("inclusion: victim", "inclusion: exclusive", "caches[2].inclusion", "'exclusive' is not one of");
+    check_error("inclusion: victim", "inclusion: exclusive", "caches[2].inclusion",
+                "'exclusive' is not one of");
 }
 
 TEST_CASE("18: cache levels with different line sizes, or latencies that do not grow") {
-    check_error("size: 1KiB, associativity: 4, latency: 4cycles", "size: 1KiB, associativity: 4, latency: 4cycles, line_size: 128B",
-                "caches[1].line_size", "same line size");
-    check_error("latency: 4cycles", "latency: 1cycles", "caches[1].latency", "must be larger than the latency of l1d");
+    check_error("size: 1KiB, associativity: 4, latency: 4cycles",
+                "size: 1KiB, associativity: 4, latency: 4cycles, line_size: 128B", "caches[1].line_size",
+                "same line size");
+    check_error("latency: 4cycles", "latency: 1cycles", "caches[1].latency",
+                "must be larger than the latency of l1d");
 }
 
 TEST_CASE("19: more LLCs or cores per LLC than the model's 64-bit sharer masks hold") {

@@ -46,7 +46,8 @@ TEST_CASE("include cycles and missing include files are errors") {
 }
 
 TEST_CASE("overrides set dotted keys, index lists, and create missing maps") {
-    config_node root = load_yaml_text("core:\n  frequency: 3GHz\ncaches:\n  - {size: 1KiB}\n  - {size: 2KiB}\n", "t.yaml");
+    config_node root =
+        load_yaml_text("core:\n  frequency: 3GHz\ncaches:\n  - {size: 1KiB}\n  - {size: 2KiB}\n", "t.yaml");
     apply_override(root, "core.frequency=4GHz");
     apply_override(root, "caches.1.size=8KiB");
     apply_override(root, "memory.latency=80ns");

@@ -37,13 +37,13 @@ TEST_CASE("inclusive LLC: a read of a line another core of the LLC modified is s
     mem_source src1{}, src_w2{}, src2{};
     line_state writer_state{};
     r.run([&] {
-        r.m.cpu(0).store(0);             // core 0: M (LLC tags M, inclusive)
-        read1 = r.m.cpu(1).load(0);      // core 1 reads the line core 0 modified
+        r.m.cpu(0).store(0);        // core 0: M (LLC tags M, inclusive)
+        read1 = r.m.cpu(1).load(0); // core 1 reads the line core 0 modified
         src1 = r.m.cpu(1).last_source();
         writer_state = r.state(0, 0, 0); // core 0 should have been downgraded to S
         write2 = r.m.cpu(0).store(0);    // core 0 writes again: must invalidate core 1 (an upgrade)
         src_w2 = r.m.cpu(0).last_source();
-        read2 = r.m.cpu(1).load(0);      // core 1 reads the new value: must come from core 0
+        read2 = r.m.cpu(1).load(0); // core 1 reads the new value: must come from core 0
         src2 = r.m.cpu(1).last_source();
     });
     UNSCOPED_INFO("read1 " << read1 / ns << "ns " << models::to_string(src1) << ", writer state after read1 "
@@ -57,17 +57,18 @@ TEST_CASE("inclusive LLC: a read of a line another core of the LLC modified is s
     CHECK(src2 != mem_source::l1);
 }
 
-TEST_CASE("non-inclusive LLC: a core that took E from the LLC and wrote silently is snooped by the next reader") {
+TEST_CASE(
+    "non-inclusive LLC: a core that took E from the LLC and wrote silently is snooped by the next reader") {
     rig r("non_inclusive");
     line_state c0{}, c1{};
     models::ps_t read_after = 0;
     mem_source src_after{};
     r.run([&] {
-        r.m.cpu(0).load(0);                                                     // core 0: E
-        for (std::uint64_t l : {4, 8, 12, 16}) r.m.cpu(0).load(l * line);       // L2 set 0 overflows: line 0 -> L3
-        r.m.cpu(0).load(0);                                                     // L3 hit, non-inclusive keeps it; E
-        r.m.cpu(0).store(0);                                                    // silent E -> M
-        r.m.cpu(1).load(0);                                                     // L3 hit: S, core 0 not snooped
+        r.m.cpu(0).load(0);                                               // core 0: E
+        for (std::uint64_t l : {4, 8, 12, 16}) r.m.cpu(0).load(l * line); // L2 set 0 overflows: line 0 -> L3
+        r.m.cpu(0).load(0);                                               // L3 hit, non-inclusive keeps it; E
+        r.m.cpu(0).store(0);                                              // silent E -> M
+        r.m.cpu(1).load(0);                                               // L3 hit: S, core 0 not snooped
         c0 = r.state(0, 1, 0);
         c1 = r.state(1, 1, 0);
         r.m.cpu(0).store(0); // core 0 is still M: an L1 hit, core 1 keeps its stale copy
@@ -107,7 +108,8 @@ TEST_CASE("an upgrade reports the same source whatever the LLC did before") {
     CHECK(a != mem_source::local_memory);
 }
 
-TEST_CASE("upgrade latency: LLC 20 + to home 15 + directory 2 + invalidation to llc1 15 + lookup 20 + ack 20 = 92 ns") {
+TEST_CASE("upgrade latency: LLC 20 + to home 15 + directory 2 + invalidation to llc1 15 + lookup 20 + ack 20 "
+          "= 92 ns") {
     rig r;
     models::ps_t up = 0, rfo = 0, up2 = 0, dirty_read = 0;
     mem_source s_up{}, s_rfo{}, s_up2{}, s_dr{};
@@ -129,8 +131,9 @@ TEST_CASE("upgrade latency: LLC 20 + to home 15 + directory 2 + invalidation to 
         s_dr = r.m.cpu(0).last_source();
     });
     INFO("upgrade " << up / ns << " " << models::to_string(s_up) << "; rfo " << rfo / ns << " "
-                    << models::to_string(s_rfo) << "; upgrade with peer " << up2 / ns << " " << models::to_string(s_up2)
-                    << "; dirty read " << dirty_read / ns << " " << models::to_string(s_dr));
+                    << models::to_string(s_rfo) << "; upgrade with peer " << up2 / ns << " "
+                    << models::to_string(s_up2) << "; dirty read " << dirty_read / ns << " "
+                    << models::to_string(s_dr));
     // L3 20 + llc0->home 15 + dir 2 + home->llc1 15 + llc1 20 + core snoop 5 + ack llc1->llc0 20 = 97 ns.
     CHECK(up == 97 * ns);
 }
@@ -142,14 +145,16 @@ TEST_CASE("a dirty line read by another LLC is forwarded and also written back a
     std::uint64_t mem_writes = 0;
     auto fabric_bytes = [&] {
         double b = 0;
-        for (unsigned i = 0; i < r.m.graph().links().size(); ++i) b += r.m.interconnect().link(i).total_bytes();
+        for (unsigned i = 0; i < r.m.graph().links().size(); ++i)
+            b += r.m.interconnect().link(i).total_bytes();
         return b;
     };
     r.run([&] {
         r.m.cpu(2).store(0); // core 2 / llc1: M
         before = fabric_bytes();
         const auto w0 = r.m.memory_at(0).stats().writes;
-        r.m.cpu(0).load(0);  // 3-hop: llc1 forwards to llc0 (llc1 -> hub -> llc0: 2 links x 64 B), memory written
+        r.m.cpu(0).load(
+            0); // 3-hop: llc1 forwards to llc0 (llc1 -> hub -> llc0: 2 links x 64 B), memory written
         mem_writes = r.m.memory_at(0).stats().writes - w0;
         after = fabric_bytes();
     });
@@ -161,8 +166,10 @@ TEST_CASE("a dirty line read by another LLC is forwarded and also written back a
 // with three private levels, a victim of a middle level is not back-invalidated from the levels above it.
 TEST_CASE("three private levels: a middle-level victim leaves the levels above too") {
     std::string y = test::mini_platform_yaml("victim");
-    const std::string l2 = "  - {name: l2, shared_by: core, size: 1KiB, associativity: 4, latency: 4cycles}\n";
-    y.replace(y.find(l2), l2.size(), l2 + "  - {name: l2b, shared_by: core, size: 2KiB, associativity: 4, latency: 8cycles}\n");
+    const std::string l2 =
+        "  - {name: l2, shared_by: core, size: 1KiB, associativity: 4, latency: 4cycles}\n";
+    y.replace(y.find(l2), l2.size(),
+              l2 + "  - {name: l2b, shared_by: core, size: 2KiB, associativity: 4, latency: 8cycles}\n");
     const std::string l3 = "size: 4KiB, associativity: 4, latency: 20cycles";
     y.replace(y.find(l3), l3.size(), "size: 8KiB, associativity: 4, latency: 20cycles");
     models::machine m("system", platform::read_platform(config::load_yaml_text(y, "m.yaml")), {});
@@ -171,10 +178,10 @@ TEST_CASE("three private levels: a middle-level victim leaves the levels above t
     std::uint64_t mem_writes = 0;
     workloads::spawn_program("t", [&] {
         auto& h = m.cpu(0);
-        h.store(0);                         // line 0: M in L1, L2, L2b
+        h.store(0); // line 0: M in L1, L2, L2b
         for (std::uint64_t l : {4, 8, 12, 16}) {
-            h.load(l * line);              // L2 set 0 fills up (L1 set 0 too)
-            h.store(0);                    // line 0 stays hot in L1 (L1 hits do not refresh L2's LRU)
+            h.load(l * line); // L2 set 0 fills up (L1 set 0 too)
+            h.store(0);       // line 0 stays hot in L1 (L1 hits do not refresh L2's LRU)
         }
         const auto& t1 = m.core_at(0).level_tags(0);
         const auto& t2 = m.core_at(0).level_tags(1);
@@ -187,7 +194,7 @@ TEST_CASE("three private levels: a middle-level victim leaves the levels above t
         mem_writes = m.memory_at(0).stats().writes;
     });
     sc_core::sc_start();
-    INFO("after the L2 eviction: in L1 " << in_l1 << ", in L2 " << in_l2 << ", L2b state " << static_cast<int>(l2b_state)
-                                         << "; memory writes " << mem_writes);
+    INFO("after the L2 eviction: in L1 " << in_l1 << ", in L2 " << in_l2 << ", L2b state "
+                                         << static_cast<int>(l2b_state) << "; memory writes " << mem_writes);
     CHECK_FALSE((in_l1 && !in_l2)); // inclusion L1 within L2
 }

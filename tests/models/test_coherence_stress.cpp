@@ -21,8 +21,13 @@ namespace {
 std::string two_socket_yaml(const std::string& inclusion, bool one_private_level = false, bool random = false,
                             bool three_private_levels = false) {
     const std::string repl = random ? ", replacement: random" : "";
-    std::string l2 = one_private_level ? "" : "  - {name: l2, shared_by: core, size: 1KiB, associativity: 4, latency: 4cycles" + repl + "}\n";
-    if (three_private_levels) l2 += "  - {name: l2b, shared_by: core, size: 2KiB, associativity: 4, latency: 8cycles" + repl + "}\n";
+    std::string l2 =
+        one_private_level
+            ? ""
+            : "  - {name: l2, shared_by: core, size: 1KiB, associativity: 4, latency: 4cycles" + repl + "}\n";
+    if (three_private_levels)
+        l2 +=
+            "  - {name: l2b, shared_by: core, size: 2KiB, associativity: 4, latency: 8cycles" + repl + "}\n";
     return R"(name: mini2s
 topology:
   levels:
@@ -35,7 +40,8 @@ core:
   max_outstanding_misses: 4
   atomic_latency: 10cycles
 caches:
-  - {name: l1d, shared_by: core, size: 256B, associativity: 2, latency: 1cycles)" + repl + R"(}
+  - {name: l1d, shared_by: core, size: 256B, associativity: 2, latency: 1cycles)" +
+           repl + R"(}
 )" + l2 + R"(  - {name: l3, shared_by: ccx, size: 4KiB, associativity: 4, latency: 20cycles, inclusion: )" +
            inclusion + repl + R"(, peer_snoop_latency: 5cycles}
 memory:
@@ -59,10 +65,14 @@ fabric:
 
 const char* name(line_state s) {
     switch (s) {
-    case line_state::invalid: return "I";
-    case line_state::shared: return "S";
-    case line_state::exclusive: return "E";
-    case line_state::modified: return "M";
+    case line_state::invalid:
+        return "I";
+    case line_state::shared:
+        return "S";
+    case line_state::exclusive:
+        return "E";
+    case line_state::modified:
+        return "M";
     }
     return "?";
 }
@@ -102,22 +112,24 @@ struct checker {
             for (unsigned lv = 0; lv < last; ++lv) {
                 const line_state s = core_state(c, lv, line);
                 if (s != line_state::invalid && held[c] == line_state::invalid)
-                    err << "core" << c << ": in L" << lv + 1 << " but not in the last private level (inclusion); ";
+                    err << "core" << c << ": in L" << lv + 1
+                        << " but not in the last private level (inclusion); ";
                 if (s != line_state::invalid && core_state(c, lv + 1, line) == line_state::invalid)
                     err << "core" << c << ": in L" << lv + 1 << " but not in L" << lv + 2 << " (inclusion); ";
                 if (s != line_state::invalid && s != held[c])
-                    err << "core" << c << ": L" << lv + 1 << " " << name(s) << " vs last level " << name(held[c]) << "; ";
+                    err << "core" << c << ": L" << lv + 1 << " " << name(s) << " vs last level "
+                        << name(held[c]) << "; ";
             }
             // Snoop filter: the LLC's core-valid bit matches the core's tags.
             const auto& l = m.llc_at(co.params().llc);
             const bool bit = (l.holder_ports(line) >> co.params().index_in_llc) & 1;
             if (bit != (held[c] != line_state::invalid))
-                err << "core" << c << " holds " << name(held[c]) << " but llc" << co.params().llc << " port bit=" << bit
-                    << "; ";
+                err << "core" << c << " holds " << name(held[c]) << " but llc" << co.params().llc
+                    << " port bit=" << bit << "; ";
             if (held[c] != line_state::invalid && !l.holds(line))
                 err << "core" << c << " holds the line, llc" << co.params().llc << " has no domain entry; ";
-            if (held[c] != line_state::invalid && l.params().inclusion == platform::inclusion_policy::inclusive &&
-                l.tags().find(line) < 0)
+            if (held[c] != line_state::invalid &&
+                l.params().inclusion == platform::inclusion_policy::inclusive && l.tags().find(line) < 0)
                 err << "core" << c << " holds the line, inclusive llc" << co.params().llc << " tags do not; ";
         }
         // Single writer: a core in E or M excludes every other copy in any core.
@@ -125,7 +137,8 @@ struct checker {
             if (held[c] != line_state::exclusive && held[c] != line_state::modified) continue;
             for (unsigned o = 0; o < nc; ++o)
                 if (o != c && held[o] != line_state::invalid)
-                    err << "SWMR: core" << c << " " << name(held[c]) << " and core" << o << " " << name(held[o]) << "; ";
+                    err << "SWMR: core" << c << " " << name(held[c]) << " and core" << o << " "
+                        << name(held[o]) << "; ";
         }
         // LLC domain vs directory.
         std::uint64_t dir_sharers = 0;
@@ -140,17 +153,21 @@ struct checker {
         }
         if (homes_with_entry > 1) err << "line listed by " << homes_with_entry << " homes; ";
         if (dir_owner >= 0 && dir_sharers != (1ull << dir_owner))
-            err << "directory owner " << dir_owner << " but sharers 0x" << std::hex << dir_sharers << std::dec << "; ";
+            err << "directory owner " << dir_owner << " but sharers 0x" << std::hex << dir_sharers << std::dec
+                << "; ";
         for (unsigned l = 0; l < nl; ++l) {
             const auto& c = m.llc_at(l);
             const bool in_tags = c.tags().find(line) >= 0;
-            if (in_tags && !c.holds(line)) err << "llc" << l << " tags hold the line without a domain entry; ";
+            if (in_tags && !c.holds(line))
+                err << "llc" << l << " tags hold the line without a domain entry; ";
             const bool listed = (dir_sharers >> l) & 1;
             if (c.holds(line) != listed)
-                err << "llc" << l << " domain holds=" << c.holds(line) << " but directory sharer bit=" << listed << "; ";
+                err << "llc" << l << " domain holds=" << c.holds(line)
+                    << " but directory sharer bit=" << listed << "; ";
             if (in_tags) {
                 const line_state s = c.tags().state(line, c.tags().find(line));
-                if ((s == line_state::modified || s == line_state::exclusive) && dir_owner != static_cast<int>(l))
+                if ((s == line_state::modified || s == line_state::exclusive) &&
+                    dir_owner != static_cast<int>(l))
                     err << "llc" << l << " tag " << name(s) << " but directory owner " << dir_owner << "; ";
             }
         }
@@ -173,7 +190,8 @@ std::uint64_t env(const char* n, std::uint64_t d) {
     return v ? std::stoull(v) : d;
 }
 
-result stress(const platform::platform_params& p, std::uint64_t seed, std::uint64_t steps, std::uint64_t num_lines) {
+result stress(const platform::platform_params& p, std::uint64_t seed, std::uint64_t steps,
+              std::uint64_t num_lines) {
     seed = env("STRESS_SEED", seed);
     steps = env("STRESS_STEPS", steps);
     num_lines = env("STRESS_LINES", num_lines);
@@ -199,9 +217,12 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
             std::uint64_t writes_before = 0;
             for (unsigned k = 0; k < m.num_homes(); ++k) writes_before += m.memory_at(k).stats().writes;
             models::ps_t lat = 0;
-            if (kind == 0) lat = h.load(line * m.line_size());
-            else if (kind == 1) lat = h.store(line * m.line_size());
-            else lat = h.atomic(line * m.line_size());
+            if (kind == 0)
+                lat = h.load(line * m.line_size());
+            else if (kind == 1)
+                lat = h.store(line * m.line_size());
+            else
+                lat = h.atomic(line * m.line_size());
             ++res.accesses;
             res.hash = (res.hash ^ lat) * 1099511628211ull;
             res.hash = (res.hash ^ static_cast<unsigned>(h.last_source())) * 1099511628211ull;
@@ -212,7 +233,8 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
             if (lost > writes_after - writes_before && !env("STRESS_NOCHECK", 0)) {
                 res.first_failure = "after access #" + std::to_string(i) + ": " + std::to_string(lost) +
                                     " lines stopped being dirty in any cache but memory got " +
-                                    std::to_string(writes_after - writes_before) + " writes (dirty data dropped)";
+                                    std::to_string(writes_after - writes_before) +
+                                    " writes (dirty data dropped)";
             }
             history << "#" << i << " cpu" << cpu << " " << ops[kind] << " line " << line << " -> "
                     << models::to_string(h.last_source()) << "\n";
@@ -222,9 +244,11 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
                     // Keep the tail of the history: the accesses that led here.
                     std::string hist = history.str();
                     std::size_t pos = hist.size();
-                    for (int k = 0; k < 12 && pos != std::string::npos && pos > 0; ++k) pos = hist.rfind("#", pos - 1);
-                    res.first_failure = "after access #" + std::to_string(i) + ", line " + std::to_string(l) + ": " +
-                                        e + "\nlast accesses:\n" + hist.substr(pos == std::string::npos ? 0 : pos);
+                    for (int k = 0; k < 12 && pos != std::string::npos && pos > 0; ++k)
+                        pos = hist.rfind("#", pos - 1);
+                    res.first_failure = "after access #" + std::to_string(i) + ", line " + std::to_string(l) +
+                                        ": " + e + "\nlast accesses:\n" +
+                                        hist.substr(pos == std::string::npos ? 0 : pos);
                     break;
                 }
             }
@@ -256,52 +280,56 @@ TEST_CASE("coherence stress: non-inclusive LLC, one socket") {
 }
 
 TEST_CASE("coherence stress: victim LLC, two sockets") {
-    const result r = stress(platform::read_platform(config::load_yaml_text(two_socket_yaml("victim"), "m.yaml")), 4,
-                            20000, 320);
+    const result r = stress(
+        platform::read_platform(config::load_yaml_text(two_socket_yaml("victim"), "m.yaml")), 4, 20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: inclusive LLC, two sockets") {
-    const result r = stress(platform::read_platform(config::load_yaml_text(two_socket_yaml("inclusive"), "m.yaml")),
-                            5, 20000, 320);
+    const result r =
+        stress(platform::read_platform(config::load_yaml_text(two_socket_yaml("inclusive"), "m.yaml")), 5,
+               20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: non-inclusive LLC, two sockets") {
-    const result r = stress(
-        platform::read_platform(config::load_yaml_text(two_socket_yaml("non_inclusive"), "m.yaml")), 6, 20000, 320);
+    const result r =
+        stress(platform::read_platform(config::load_yaml_text(two_socket_yaml("non_inclusive"), "m.yaml")), 6,
+               20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: one private level, inclusive LLC, two sockets") {
-    const result r = stress(
-        platform::read_platform(config::load_yaml_text(two_socket_yaml("inclusive", true), "m.yaml")), 7, 20000, 320);
+    const result r =
+        stress(platform::read_platform(config::load_yaml_text(two_socket_yaml("inclusive", true), "m.yaml")),
+               7, 20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: random replacement, victim LLC, two sockets") {
     const result r = stress(
-        platform::read_platform(config::load_yaml_text(two_socket_yaml("victim", false, true), "m.yaml")), 8, 20000, 320);
+        platform::read_platform(config::load_yaml_text(two_socket_yaml("victim", false, true), "m.yaml")), 8,
+        20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: random replacement, non-inclusive LLC, two sockets") {
-    const result r = stress(
-        platform::read_platform(config::load_yaml_text(two_socket_yaml("non_inclusive", false, true), "m.yaml")), 9,
-        20000, 320);
+    const result r = stress(platform::read_platform(config::load_yaml_text(
+                                two_socket_yaml("non_inclusive", false, true), "m.yaml")),
+                            9, 20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }
 
 TEST_CASE("coherence stress: three private levels, victim LLC, two sockets") {
-    const result r = stress(
-        platform::read_platform(config::load_yaml_text(two_socket_yaml("victim", false, false, true), "m.yaml")), 10,
-        20000, 320);
+    const result r = stress(platform::read_platform(config::load_yaml_text(
+                                two_socket_yaml("victim", false, false, true), "m.yaml")),
+                            10, 20000, 320);
     INFO(r.first_failure);
     CHECK(r.first_failure.empty());
 }

@@ -31,11 +31,14 @@ TEST_CASE("a load misses to memory, then hits in L1; an L1 victim is an L2 hit")
     std::vector<mem_source> src;
     r.run([&] {
         auto& h = r.m.cpu(0);
-        auto go = [&](std::uint64_t l) { lat.push_back(h.load(l * line)); src.push_back(h.last_source()); };
-        go(0);               // cold: memory
-        go(0);               // L1
-        go(2), go(4);        // L1 has 2 sets x 2 ways: lines 0, 2, 4 share set 0 -> 0 leaves L1
-        go(0);               // L2
+        auto go = [&](std::uint64_t l) {
+            lat.push_back(h.load(l * line));
+            src.push_back(h.last_source());
+        };
+        go(0);        // cold: memory
+        go(0);        // L1
+        go(2), go(4); // L1 has 2 sets x 2 ways: lines 0, 2, 4 share set 0 -> 0 leaves L1
+        go(0);        // L2
     });
     CHECK(lat[0] == 102 * ns);
     CHECK(src[0] == mem_source::local_memory);
@@ -53,7 +56,8 @@ TEST_CASE("victim L3: filled by L2 evictions, and a hit moves the line back up")
     bool in_l3_after_fill = false, in_l3_after_hit = true;
     r.run([&] {
         auto& h = r.m.cpu(0);
-        for (std::uint64_t l : {0, 4, 8, 12, 16}) h.load(l * line); // L2: 4 sets x 4 ways; the 5th evicts line 0
+        for (std::uint64_t l : {0, 4, 8, 12, 16})
+            h.load(l * line); // L2: 4 sets x 4 ways; the 5th evicts line 0
         in_l3_after_fill = r.m.llc_at(0).tags().find(0) >= 0;
         again = h.load(0);
         src = h.last_source();
@@ -70,7 +74,7 @@ TEST_CASE("inclusive L3: an eviction back-invalidates the cores that hold the li
     rig r("inclusive");
     models::ps_t again = 0;
     r.run([&] {
-        r.m.cpu(0).load(0);                                     // core 0 holds line 0 (L1, L2, L3)
+        r.m.cpu(0).load(0); // core 0 holds line 0 (L1, L2, L3)
         for (std::uint64_t l : {16, 32, 48, 64}) r.m.cpu(1).load(l * line); // L3 set 0 overflows
         again = r.m.cpu(0).load(0);
     });
@@ -88,24 +92,26 @@ TEST_CASE("SMT siblings share the core's L1") {
     CHECK(lat == 1 * ns);
 }
 
-TEST_CASE("a read of a line another LLC holds is a cache-to-cache transfer; a write invalidates other copies") {
+TEST_CASE(
+    "a read of a line another LLC holds is a cache-to-cache transfer; a write invalidates other copies") {
     rig r;
     models::ps_t remote_read = 0, peer_read = 0, reread = 0;
     mem_source remote_src{}, peer_src{}, reread_src{};
     std::uint64_t sharers_before = 0, sharers_after = 0;
     r.run([&] {
-        r.m.cpu(0).load(0);                  // core 0 / llc0: exclusive
-        remote_read = r.m.cpu(2).load(0);    // core 2 / llc1: from llc0's core 0
+        r.m.cpu(0).load(0);               // core 0 / llc0: exclusive
+        remote_read = r.m.cpu(2).load(0); // core 2 / llc1: from llc0's core 0
         remote_src = r.m.cpu(2).last_source();
-        peer_read = r.m.cpu(1).load(0);      // core 1 / llc0: from core 0 under the same LLC
+        peer_read = r.m.cpu(1).load(0); // core 1 / llc0: from core 0 under the same LLC
         peer_src = r.m.cpu(1).last_source();
         sharers_before = r.m.home_at(0).sharers(0);
-        r.m.cpu(0).store(0);                 // invalidates core 1 and llc1
+        r.m.cpu(0).store(0); // invalidates core 1 and llc1
         sharers_after = r.m.home_at(0).sharers(0);
         reread = r.m.cpu(2).load(0);
         reread_src = r.m.cpu(2).last_source();
     });
-    // 3 hops: llc1 L3 20 + to home 15 + dir 2 + home->llc0 15 + llc0 20 + peer snoop 5 + llc0->llc1 20 = 97 ns.
+    // 3 hops: llc1 L3 20 + to home 15 + dir 2 + home->llc0 15 + llc0 20 + peer snoop 5 + llc0->llc1 20 = 97
+    // ns.
     CHECK(remote_read == 97 * ns);
     CHECK(remote_src == mem_source::remote_llc);
     CHECK(peer_read == 25 * ns);

@@ -18,7 +18,8 @@ TEST_CASE("geometry follows size, associativity and line size") {
 TEST_CASE("a set holds `associativity` lines and evicts the least recently used") {
     tag_array t(4 * 64 * 4, 4, 64, false, 1); // 4 sets of 4 ways
     // Lines 0, 4, 8, ... map to set 0.
-    for (std::uint64_t i = 0; i < 4; ++i) CHECK(t.insert(i * 4, line_state::exclusive).line == tag_array::no_line);
+    for (std::uint64_t i = 0; i < 4; ++i)
+        CHECK(t.insert(i * 4, line_state::exclusive).line == tag_array::no_line);
     CHECK(t.access(0) == line_state::exclusive); // 0 becomes most recent; 4 is now least recent
     const auto v = t.insert(16, line_state::shared);
     CHECK(v.line == 4);

@@ -14,7 +14,8 @@ std::string domains(const char* name, scheduler::sched_domain_options o = {}) {
     const auto p = platform::load_platform(name);
     const platform::topology t(p);
     const platform::fabric_graph g(p, t, {});
-    return scheduler::describe_sched_domains(scheduler::build_sched_domains(t, platform::numa_distances(p, t, g), o));
+    return scheduler::describe_sched_domains(
+        scheduler::build_sched_domains(t, platform::numa_distances(p, t, g), o));
 }
 } // namespace
 

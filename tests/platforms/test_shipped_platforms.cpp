@@ -19,8 +19,9 @@ struct expected_size {
 
 TEST_CASE("all nine platforms of the data sheet are shipped and valid") {
     const auto names = platform::shipped_platforms();
-    for (const char* n : {"zen3-5950x", "milan-7763-2s", "genoa-9654-2s", "genoa-9654-2s-nps4", "emr-8580-2s",
-                          "emr-8580-2s-snc2", "haswell-e5-2690v3-2s", "haswell-i7-4790", "clovertown-e5335-2s"}) {
+    for (const char* n :
+         {"zen3-5950x", "milan-7763-2s", "genoa-9654-2s", "genoa-9654-2s-nps4", "emr-8580-2s",
+          "emr-8580-2s-snc2", "haswell-e5-2690v3-2s", "haswell-i7-4790", "clovertown-e5335-2s"}) {
         INFO(n);
         CHECK(std::find(names.begin(), names.end(), n) != names.end());
         CHECK_NOTHROW(platform::load_platform(n));
@@ -29,9 +30,15 @@ TEST_CASE("all nine platforms of the data sheet are shipped and valid") {
 
 TEST_CASE("platform sizes match platforms.md") {
     const expected_size sizes[] = {
-        {"zen3-5950x", 32, 2, 1, 8},          {"milan-7763-2s", 256, 16, 2, 8},   {"genoa-9654-2s", 384, 24, 2, 8},
-        {"genoa-9654-2s-nps4", 384, 24, 8, 8}, {"emr-8580-2s", 240, 2, 2, 60},     {"emr-8580-2s-snc2", 240, 4, 4, 30},
-        {"haswell-e5-2690v3-2s", 48, 2, 2, 12}, {"haswell-i7-4790", 8, 1, 1, 4}, {"clovertown-e5335-2s", 8, 4, 1, 2},
+        {"zen3-5950x", 32, 2, 1, 8},
+        {"milan-7763-2s", 256, 16, 2, 8},
+        {"genoa-9654-2s", 384, 24, 2, 8},
+        {"genoa-9654-2s-nps4", 384, 24, 8, 8},
+        {"emr-8580-2s", 240, 2, 2, 60},
+        {"emr-8580-2s-snc2", 240, 4, 4, 30},
+        {"haswell-e5-2690v3-2s", 48, 2, 2, 12},
+        {"haswell-i7-4790", 8, 1, 1, 4},
+        {"clovertown-e5335-2s", 8, 4, 1, 2},
     };
     for (const auto& e : sizes) {
         INFO(e.name);
@@ -85,6 +92,6 @@ TEST_CASE("a set-sampling ratio must be a power of two dividing every cache leve
 }
 
 TEST_CASE("unknown platform names list the shipped ones") {
-    CHECK_THROWS_WITH(platform::load_platform("zen9-9999"), Catch::Contains("unknown platform 'zen9-9999'") &&
-                                                                Catch::Contains("genoa-9654-2s"));
+    CHECK_THROWS_WITH(platform::load_platform("zen9-9999"),
+                      Catch::Contains("unknown platform 'zen9-9999'") && Catch::Contains("genoa-9654-2s"));
 }

@@ -41,7 +41,8 @@ TEST_CASE("set sampling scales bandwidths with the sampled traffic: the same GB/
 TEST_CASE("genoa-9654-2s: one core at its CCD link (~64 GB/s), a socket at 12 x DDR5-4800 = 460.8 GB/s") {
     test::probe_rig r("genoa-9654-2s");
     const auto sets = workloads::default_stream_sets(r.m.topo());
-    const auto socket = std::find_if(sets.begin(), sets.end(), [](const auto& s) { return s.label.rfind("socket0", 0) == 0; });
+    const auto socket = std::find_if(sets.begin(), sets.end(),
+                                     [](const auto& s) { return s.label.rfind("socket0", 0) == 0; });
     REQUIRE(socket != sets.end());
     const auto gb = stream(r, {sets.front(), *socket}, 1 << 20);
     CHECK(gb[0] == Approx(64).epsilon(0.10));

@@ -19,7 +19,9 @@ std::vector<workloads::migrate_refill_result> migrate(test::probe_rig& r, std::u
     return p.results();
 }
 // Within 2x of [lo, hi] microseconds.
-bool within_2x(double us, double lo, double hi) { return us >= lo / 2 && us <= hi * 2; }
+bool within_2x(double us, double lo, double hi) {
+    return us >= lo / 2 && us <= hi * 2;
+}
 } // namespace
 
 TEST_CASE("zen3-5950x: refill grows with distance and matches the expectation for a 256 KiB working set") {

@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 
-int sc_main(int, char*[]) { return 0; }
+int sc_main(int, char*[]) {
+    return 0;
+}
 
 int main(int argc, char* argv[]) {
     ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);

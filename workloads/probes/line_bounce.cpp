@@ -8,7 +8,8 @@
 
 namespace warmsched::workloads {
 
-std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b, const platform::fabric_graph* g) {
+std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b,
+                         const platform::fabric_graph* g) {
     const unsigned ca = t.core_of_cpu(a), cb = t.core_of_cpu(b);
     if (ca == cb) return "smt";
     if (t.llc_of_core(ca) == t.llc_of_core(cb)) return "same_llc";
@@ -26,7 +27,8 @@ std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b, co
     return "cross_socket";
 }
 
-std::vector<std::pair<unsigned, unsigned>> cpu_pairs(const platform::topology& t, unsigned n, std::uint64_t seed) {
+std::vector<std::pair<unsigned, unsigned>> cpu_pairs(const platform::topology& t, unsigned n,
+                                                     std::uint64_t seed) {
     std::vector<std::pair<unsigned, unsigned>> all;
     for (unsigned a = 0; a < t.num_cpus(); ++a)
         for (unsigned b = a + 1; b < t.num_cpus(); ++b) all.emplace_back(a, b);

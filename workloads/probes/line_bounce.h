@@ -49,6 +49,7 @@ private:
 std::string cpu_relation(const platform::topology& t, unsigned a, unsigned b,
                          const platform::fabric_graph* g = nullptr);
 // Every ordered pair a<b, or a deterministic sample of `n` of them (spread over all relations).
-std::vector<std::pair<unsigned, unsigned>> cpu_pairs(const platform::topology& t, unsigned n, std::uint64_t seed);
+std::vector<std::pair<unsigned, unsigned>> cpu_pairs(const platform::topology& t, unsigned n,
+                                                     std::uint64_t seed);
 
 } // namespace warmsched::workloads

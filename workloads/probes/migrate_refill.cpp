@@ -35,7 +35,8 @@ void migrate_refill::run() {
     std::uint64_t region = 1ull << 46;
     auto new_sweep = [&] {
         std::shuffle(order.begin(), order.end(), rng);
-        for (std::uint64_t k = 0; k < lines; ++k) sweep[k] = {region + order[k] * line, coin(rng) < o_.write_fraction};
+        for (std::uint64_t k = 0; k < lines; ++k)
+            sweep[k] = {region + order[k] * line, coin(rng) < o_.write_fraction};
     };
     for (const auto& [from, to] : o_.moves) {
         models::hart& a = m_.cpu(from);
@@ -62,7 +63,8 @@ void migrate_refill::run() {
         r.warm_sweep_us = warm / 1e6;
         r.moved_sweep_us = moved / 1e6;
         r.extra_us = (moved - warm) / 1e6;
-        for (std::size_t s = 0; s < r.lines_from.size(); ++s) r.lines_from[s] = b.stats().accesses[s] - before[s];
+        for (std::size_t s = 0; s < r.lines_from.size(); ++s)
+            r.lines_from[s] = b.stats().accesses[s] - before[s];
         results_.push_back(r);
         region += 1ull << 40;
     }

@@ -3,9 +3,9 @@
 // line, each sweep in a new random order, a fraction of them stores -- on CPU `from` until its caches
 // are warm, and continues on CPU `to`. Every sweep touches the whole working set, so the first sweep
 // after the move refetches whatever the old CPU's private caches held (for a working set larger than
-// the private L2, that is the part LRU kept: with a new order per sweep, a minority of it). The extra time of the first sweep after the move over a
-// warm sweep, and where that sweep's lines came from, are the refill cost -- produced by the caches and
-// the fabric, not by any migration constant.
+// the private L2, that is the part LRU kept: with a new order per sweep, a minority of it). The extra time of
+// the first sweep after the move over a warm sweep, and where that sweep's lines came from, are the refill
+// cost -- produced by the caches and the fabric, not by any migration constant.
 #pragma once
 
 #include "models/system/machine.h"
@@ -26,10 +26,11 @@ struct migrate_refill_options {
 struct migrate_refill_result {
     unsigned from = 0, to = 0;
     std::string relation;
-    double warm_sweep_us = 0;   // last sweep before the move
-    double moved_sweep_us = 0;  // first sweep after the move
-    double extra_us = 0;        // moved - warm
-    std::array<std::uint64_t, static_cast<int>(models::mem_source::count)> lines_from{}; // first sweep after the move
+    double warm_sweep_us = 0;  // last sweep before the move
+    double moved_sweep_us = 0; // first sweep after the move
+    double extra_us = 0;       // moved - warm
+    std::array<std::uint64_t, static_cast<int>(models::mem_source::count)>
+        lines_from{}; // first sweep after the move
 };
 
 class migrate_refill {
@@ -40,7 +41,6 @@ public:
     const std::vector<migrate_refill_result>& results() const { return results_; }
 
 private:
-
     models::machine& m_;
     migrate_refill_options o_;
     std::vector<migrate_refill_result> results_;

@@ -1,7 +1,6 @@
 // Pointer-chase latency probe; see pointer_chase.h.
 #include "workloads/probes/pointer_chase.h"
 
-
 #include <algorithm>
 #include <random>
 
@@ -42,7 +41,8 @@ void pointer_chase::run() {
         p.footprint = fp;
         p.loads = loads;
         p.ns_per_load = static_cast<double>(h.now() - t0) / 1e3 / static_cast<double>(loads);
-        for (std::size_t s = 0; s < p.by_source.size(); ++s) p.by_source[s] = h.stats().accesses[s] - before[s];
+        for (std::size_t s = 0; s < p.by_source.size(); ++s)
+            p.by_source[s] = h.stats().accesses[s] - before[s];
         results_.push_back(p);
     }
 }

@@ -13,9 +13,9 @@ namespace warmsched::workloads {
 
 struct pointer_chase_options {
     unsigned cpu = 0;
-    std::vector<std::uint64_t> footprints;       // bytes
-    std::uint64_t max_loads = 1 << 20;            // measured loads per footprint (at least one full cycle up to this)
-    std::uint64_t max_warm_loads = 1 << 22;       // warm-up loads per footprint
+    std::vector<std::uint64_t> footprints; // bytes
+    std::uint64_t max_loads = 1 << 20; // measured loads per footprint (at least one full cycle up to this)
+    std::uint64_t max_warm_loads = 1 << 22; // warm-up loads per footprint
     std::uint64_t seed = 1;
 };
 
@@ -34,7 +34,6 @@ public:
     const std::vector<pointer_chase_point>& results() const { return results_; }
 
 private:
-
     models::machine& m_;
     pointer_chase_options o_;
     std::vector<pointer_chase_point> results_;

@@ -30,7 +30,8 @@ std::vector<stream_set> default_stream_sets(const platform::topology& t) {
     return sets;
 }
 
-stream_bandwidth::stream_bandwidth(models::machine& m, stream_bandwidth_options o) : m_(m), o_(std::move(o)) {}
+stream_bandwidth::stream_bandwidth(models::machine& m, stream_bandwidth_options o)
+    : m_(m), o_(std::move(o)) {}
 
 void stream_bandwidth::run() {
     const std::uint64_t line = m_.line_size();
@@ -47,7 +48,8 @@ void stream_bandwidth::run() {
                 std::vector<models::mem_access> chunk(4096);
                 starts[i] = h.now();
                 for (std::uint64_t done = 0; done < lines; done += chunk.size()) {
-                    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), lines - done));
+                    const std::size_t n =
+                        static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), lines - done));
                     for (std::size_t k = 0; k < n; ++k) chunk[k] = {base + (done + k) * line, false};
                     h.stream(chunk.data(), n, true);
                 }
@@ -59,7 +61,8 @@ void stream_bandwidth::run() {
         const models::ps_t t0 = *std::min_element(starts.begin(), starts.end());
         const models::ps_t t1 = *std::max_element(ends.begin(), ends.end());
         const double bytes = static_cast<double>(lines * line * set.cpus.size());
-        results_.push_back({set.label, static_cast<unsigned>(set.cpus.size()), bytes / static_cast<double>(t1 - t0) * 1e3});
+        results_.push_back(
+            {set.label, static_cast<unsigned>(set.cpus.size()), bytes / static_cast<double>(t1 - t0) * 1e3});
         region += 1ull << 44;
     }
 }

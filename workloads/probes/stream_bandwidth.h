@@ -11,7 +11,7 @@
 namespace warmsched::workloads {
 
 struct stream_set {
-    std::string label;          // e.g. "1 core", "llc0 (8 cores)"
+    std::string label; // e.g. "1 core", "llc0 (8 cores)"
     std::vector<unsigned> cpus;
 };
 
@@ -34,7 +34,6 @@ public:
     const std::vector<stream_bandwidth_result>& results() const { return results_; }
 
 private:
-
     models::machine& m_;
     stream_bandwidth_options o_;
     std::vector<stream_bandwidth_result> results_;
