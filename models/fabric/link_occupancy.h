@@ -16,7 +16,7 @@ namespace warmsched::models {
 class link_occupancy {
 public:
     // bytes_per_s: bandwidth; bucket_ps: accounting granularity; horizon: buckets remembered.
-    link_occupancy(double bytes_per_s, std::uint64_t bucket_ps, unsigned horizon = 1024)
+    link_occupancy(double bytes_per_s, std::uint64_t bucket_ps, unsigned horizon = 4096)
         : bytes_per_ps_(bytes_per_s / 1e12), bucket_ps_(bucket_ps), capacity_(bytes_per_s * bucket_ps / 1e12),
           demand_(horizon, 0.0), backlog_(horizon, 0.0) {}
 

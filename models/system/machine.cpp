@@ -28,6 +28,9 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
     const unsigned line = line_size();
     const ps_t cycle = static_cast<ps_t>(1e12 / p.core.frequency_hz + 0.5);
     const auto& llc_cfg = p.caches.back();
+    // Under set sampling 1-in-N a sampled line stands for N lines of traffic at 1/N of the bandwidth; an
+    // N times longer accounting window keeps the queueing statistics of the full machine.
+    const ps_t window_ps = static_cast<ps_t>(p.fabric.bandwidth_window_ps) * o.set_sampling;
 
     // LLCs first: cores bind to them.
     std::vector<unsigned> llc_socket(topo_.num_llcs()), llc_node(topo_.num_llcs());
@@ -95,7 +98,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         }
 
     fabric_ = std::make_unique<fabric>("fabric", graph_, line,
-                                       static_cast<ps_t>(p.fabric.bandwidth_window_ps), 1.0 / o.set_sampling);
+                                       window_ps, 1.0 / o.set_sampling);
     for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
         llcs_[l]->mem_side.bind(fabric_->llc_side);
         fabric_->llc_out.bind(llcs_[l]->snoop_in);
@@ -109,7 +112,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
                                         [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
         memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5),
                                     p.memory.bandwidth / o.set_sampling, line,
-                                    static_cast<ps_t>(p.fabric.bandwidth_window_ps)};
+                                    window_ps};
         memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
         fabric_->home_out.bind(homes_[m]->fabric_side);
         homes_[m]->snoop_out.bind(fabric_->home_side);
