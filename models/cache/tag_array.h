@@ -14,6 +14,19 @@ namespace warmsched::models {
 
 // MESI state of one cached copy. `invalid` means "not present".
 enum class line_state : std::uint8_t { invalid = 0, shared, exclusive, modified };
+// "I", "S", "E" or "M".
+inline const char* to_string(line_state s) {
+    switch (s) {
+    case line_state::shared:
+        return "S";
+    case line_state::exclusive:
+        return "E";
+    case line_state::modified:
+        return "M";
+    default:
+        return "I";
+    }
+}
 
 class tag_array {
 public:

@@ -15,19 +15,7 @@ namespace {
 constexpr std::uint64_t line = 64;
 constexpr double ns = 1000;
 
-struct rig {
-    models::machine m;
-    explicit rig(const std::string& inclusion = "victim") : m("system", test::mini_platform(inclusion), {}) {}
-    template <class F> void run(F body) {
-        workloads::spawn_program("test", body);
-        sc_core::sc_start();
-    }
-    line_state state(unsigned core, unsigned lv, std::uint64_t l) {
-        const auto& t = m.core_at(core).level_tags(lv);
-        const int w = t.find(l);
-        return w < 0 ? line_state::invalid : t.state(l, w);
-    }
-};
+using rig = test::mini_rig;
 } // namespace
 
 // an LLC hit in the tag array grants S without snooping the one core that holds the line E/M.

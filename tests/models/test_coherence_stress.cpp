@@ -63,20 +63,6 @@ fabric:
 )";
 }
 
-const char* name(line_state s) {
-    switch (s) {
-    case line_state::invalid:
-        return "I";
-    case line_state::shared:
-        return "S";
-    case line_state::exclusive:
-        return "E";
-    case line_state::modified:
-        return "M";
-    }
-    return "?";
-}
-
 struct checker {
     models::machine& m;
     std::uint64_t num_lines;
@@ -117,14 +103,14 @@ struct checker {
                 if (s != line_state::invalid && core_state(c, lv + 1, line) == line_state::invalid)
                     err << "core" << c << ": in L" << lv + 1 << " but not in L" << lv + 2 << " (inclusion); ";
                 if (s != line_state::invalid && s != held[c])
-                    err << "core" << c << ": L" << lv + 1 << " " << name(s) << " vs last level "
-                        << name(held[c]) << "; ";
+                    err << "core" << c << ": L" << lv + 1 << " " << models::to_string(s) << " vs last level "
+                        << models::to_string(held[c]) << "; ";
             }
             // Snoop filter: the LLC's core-valid bit matches the core's tags.
             const auto& l = m.llc_at(co.params().llc);
             const bool bit = (l.holder_ports(line) >> co.params().index_in_llc) & 1;
             if (bit != (held[c] != line_state::invalid))
-                err << "core" << c << " holds " << name(held[c]) << " but llc" << co.params().llc
+                err << "core" << c << " holds " << models::to_string(held[c]) << " but llc" << co.params().llc
                     << " port bit=" << bit << "; ";
             if (held[c] != line_state::invalid && !l.holds(line))
                 err << "core" << c << " holds the line, llc" << co.params().llc << " has no domain entry; ";
@@ -137,8 +123,8 @@ struct checker {
             if (held[c] != line_state::exclusive && held[c] != line_state::modified) continue;
             for (unsigned o = 0; o < nc; ++o)
                 if (o != c && held[o] != line_state::invalid)
-                    err << "SWMR: core" << c << " " << name(held[c]) << " and core" << o << " "
-                        << name(held[o]) << "; ";
+                    err << "SWMR: core" << c << " " << models::to_string(held[c]) << " and core" << o << " "
+                        << models::to_string(held[o]) << "; ";
         }
         // LLC domain vs directory.
         std::uint64_t dir_sharers = 0;
@@ -168,13 +154,15 @@ struct checker {
                 const line_state s = c.tags().state(line, c.tags().find(line));
                 if ((s == line_state::modified || s == line_state::exclusive) &&
                     dir_owner != static_cast<int>(l))
-                    err << "llc" << l << " tag " << name(s) << " but directory owner " << dir_owner << "; ";
+                    err << "llc" << l << " tag " << models::to_string(s) << " but directory owner "
+                        << dir_owner << "; ";
             }
         }
         for (unsigned c = 0; c < nc; ++c)
             if ((held[c] == line_state::exclusive || held[c] == line_state::modified) &&
                 dir_owner != static_cast<int>(m.core_at(c).params().llc))
-                err << "core" << c << " " << name(held[c]) << " but directory owner " << dir_owner << "; ";
+                err << "core" << c << " " << models::to_string(held[c]) << " but directory owner "
+                    << dir_owner << "; ";
         return err.str();
     }
 };

@@ -15,14 +15,7 @@ namespace {
 constexpr std::uint64_t line = 64;
 constexpr double ns = 1000; // ps per ns
 
-struct rig {
-    models::machine m;
-    explicit rig(const std::string& inclusion = "victim") : m("system", test::mini_platform(inclusion), {}) {}
-    template <class F> void run(F body) {
-        workloads::spawn_program("test", body);
-        sc_core::sc_start();
-    }
-};
+using rig = test::mini_rig;
 } // namespace
 
 TEST_CASE("a load misses to memory, then hits in L1; an L1 victim is an L2 hit") {

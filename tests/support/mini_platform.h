@@ -3,8 +3,10 @@
 // CPUs 0-3 are the first threads of cores 0-3, CPUs 4-7 their siblings; cores 0-1 share llc0.
 #pragma once
 
+#include "models/system/machine.h"
 #include "platforms/config/config_node.h"
 #include "platforms/platform_loader.h"
+#include "workloads/probes/probe_program.h"
 
 #include <string>
 
@@ -46,5 +48,21 @@ fabric:
 inline platform::platform_params mini_platform(const std::string& inclusion = "victim") {
     return platform::read_platform(config::load_yaml_text(mini_platform_yaml(inclusion), "mini.yaml"));
 }
+
+// The mini machine with a program run on it: run() spawns the body as a SystemC thread and simulates.
+struct mini_rig {
+    models::machine m;
+    explicit mini_rig(const std::string& inclusion = "victim") : m("system", mini_platform(inclusion), {}) {}
+    template <class F> void run(F body) {
+        workloads::spawn_program("test", body);
+        sc_core::sc_start();
+    }
+    // State of `line` in level `lv` of `core` (invalid when absent).
+    models::line_state state(unsigned core, unsigned lv, std::uint64_t line) {
+        const auto& t = m.core_at(core).level_tags(lv);
+        const int w = t.find(line);
+        return w < 0 ? models::line_state::invalid : t.state(line, w);
+    }
+};
 
 } // namespace warmsched::test
