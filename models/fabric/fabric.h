@@ -18,10 +18,6 @@
 
 namespace warmsched::models {
 
-struct link_stats {
-    std::uint64_t transfers = 0;
-};
-
 class fabric : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<fabric> llc_side;    // requests from LLC i (port i)

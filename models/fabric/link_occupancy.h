@@ -38,7 +38,6 @@ public:
 
     double total_bytes() const { return total_bytes_; }
     std::uint64_t queued_ps() const { return queued_ps_; }
-    double bytes_per_s() const { return bytes_per_ps_ * 1e12; }
 
 private:
     // Bytes still queued at the start of bucket b.

@@ -11,7 +11,6 @@ memory_controller::memory_controller(const sc_core::sc_module_name& name, const 
 void memory_controller::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const mem_txn& t = *gp.get_extension<mem_txn>();
     const ps_t wait = channels_.reserve(abs_ps(delay), p_.line_size);
-    stats_.queued_ps += wait;
     if (t.op == mem_op::mem_read) {
         ++stats_.reads;
         delay += ps_time(wait + p_.latency_ps);

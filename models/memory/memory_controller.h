@@ -22,7 +22,6 @@ struct memory_controller_params {
 struct memory_stats {
     std::uint64_t reads = 0;
     std::uint64_t writes = 0;
-    std::uint64_t queued_ps = 0;
 };
 
 class memory_controller : public sc_core::sc_module {
