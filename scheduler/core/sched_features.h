@@ -1,0 +1,67 @@
+// Scheduler feature flags, as the kernel's kernel/sched/features.h lists them: one X-macro entry per
+// flag with its default in each modelled kernel -- CFS as in v5.15 and EEVDF as in v6.12 -- or "absent"
+// where that kernel has no such flag. The two optional out-of-tree CFS patches of
+// reference/scheduler/01-fair-cfs.md are flags too, off by default. Later issues add the placement,
+// balancing and RT flags to the same list.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace warmsched::scheduler {
+
+enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
+
+// X(NAME, v5.15 default, v6.12 default, description); defaults are on, off or absent.
+#define WARMSCHED_SCHED_FEATURES(X)                                                                          \
+    X(GENTLE_FAIR_SLEEPERS, on, absent, "a waking sleeper gets at most half of sched_latency of credit")     \
+    X(START_DEBIT, on, absent, "a forked task starts one vslice behind min_vruntime")                        \
+    X(NEXT_BUDDY, off, off, "prefer the last woken task at the next pick")                                   \
+    X(LAST_BUDDY, on, absent, "prefer the preempted task at the next pick, for cache locality")              \
+    X(CACHE_HOT_BUDDY, on, on, "a buddy is cache hot for load balancing")                                    \
+    X(WAKEUP_PREEMPTION, on, on, "a wakeup may preempt the current task")                                    \
+    X(HRTICK, off, off, "end slices with a high-resolution timer instead of the tick")                       \
+    X(ALT_PERIOD, on, absent, "the period counts the CPU's h_nr_running")                                    \
+    X(BASE_SLICE, on, absent, "a slice is at least min_granularity")                                         \
+    X(SCALE_WAKEUP_GRAN, off, absent,                                                                        \
+      "optional patch: larger wakeup granularity before min_granularity ran")                                \
+    X(WAKEE_FLIPS_COUPLE, off, absent, "optional patch: couple wakee flips with heavy wakers in wake_wide")  \
+    X(PLACE_LAG, absent, on, "an enqueued entity keeps the lag it had when it left")                         \
+    X(PLACE_DEADLINE_INITIAL, absent, on, "a new task starts with half a slice")                             \
+    X(PLACE_REL_DEADLINE, absent, on, "a migrated entity keeps its relative deadline")                       \
+    X(RUN_TO_PARITY, absent, on, "the current task keeps the CPU until its deadline while eligible")         \
+    X(PREEMPT_SHORT, absent, on, "a wakee with a shorter slice may cancel the current task's protection")    \
+    X(DELAY_DEQUEUE, absent, on, "an ineligible sleeper stays queued until its lag recovers")                \
+    X(DELAY_ZERO, absent, on, "positive lag of a delayed-dequeued task is clipped to 0")
+
+enum class feature {
+#define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,
+    WARMSCHED_SCHED_FEATURES(WARMSCHED_FEATURE_ENUM)
+#undef WARMSCHED_FEATURE_ENUM
+        count
+};
+
+// The flags of one run: start from a kernel's defaults, then set by name (config, --feature).
+class sched_features {
+public:
+    explicit sched_features(kernel_version k);
+
+    bool operator[](feature f) const { return on_[static_cast<int>(f)]; }
+    bool exists(feature f) const { return exists_[static_cast<int>(f)]; }
+    // Sets NAME (e.g. "RUN_TO_PARITY") on or off. Returns an empty string, or why it cannot be set.
+    std::string set(const std::string& name, bool on);
+
+    static const char* name(feature f);
+    static const char* description(feature f);
+    // The flags that exist in this kernel, in list order.
+    std::vector<feature> available() const;
+
+private:
+    std::array<bool, static_cast<int>(feature::count)> on_{}, exists_{};
+    kernel_version kernel_;
+};
+
+const char* to_string(kernel_version k); // "cfs" (v5.15) or "eevdf" (v6.12)
+
+} // namespace warmsched::scheduler
