@@ -101,16 +101,15 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
         }
     }
     ++stats_.misses;
-    mem_txn reply;
-    lat += to_home(mem_op::get_shared, line, t, at + ps_time(lat), reply);
-    t.source = reply.source;
-    t.granted = reply.granted;
+    lat += to_home(mem_op::get_shared, line, at + ps_time(lat));
+    t.source = home_.txn.source;
+    t.granted = home_.txn.granted;
     domain_line& d = domain_[line];
     d.ports |= bit(port);
-    d.exclusive = reply.granted != line_state::shared;
+    d.exclusive = home_.txn.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert(line, reply.granted, at + ps_time(lat));
+        insert(line, home_.txn.granted, at + ps_time(lat));
     return lat;
 }
 
@@ -156,9 +155,8 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
         ++stats_.upgrades;
     else
         ++stats_.misses;
-    mem_txn reply;
-    lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, t, at + ps_time(lat), reply);
-    if (!have_data || core_had_data) t.source = reply.source;
+    lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, at + ps_time(lat));
+    if (!have_data || core_had_data) t.source = home_.txn.source;
     domain_line& d = domain_[line];
     d.ports = bit(port);
     d.owner = static_cast<int>(port);
@@ -232,12 +230,9 @@ bool llc::snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty) 
     return snoop_.txn.had_line;
 }
 
-ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at,
-                  mem_txn& reply) {
+ps_t llc::to_home(mem_op op, std::uint64_t line, const sc_core::sc_time& at) {
     home_.txn.op = op;
     home_.txn.line = line;
-    home_.txn.cpu = from.cpu;
-    home_.txn.core = from.core;
     home_.txn.llc = p_.index;
     home_.txn.target = addresses_.home(line, p_.node);
     home_.txn.dirty = false;
@@ -246,7 +241,6 @@ ps_t llc::to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_c
     home_.txn.source = mem_source::llc; // unless the home says the data came from elsewhere
     sc_core::sc_time d = at;
     mem_side->b_transport(home_.gp, d);
-    reply = home_.txn;
     return (d - at).value();
 }
 

@@ -74,8 +74,7 @@ private:
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);
     // A request to the line's home directory; returns its latency.
-    ps_t to_home(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at,
-                 mem_txn& reply);
+    ps_t to_home(mem_op op, std::uint64_t line, const sc_core::sc_time& at);
     void notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at);
 
     llc_params p_;

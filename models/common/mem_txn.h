@@ -51,8 +51,6 @@ const char* to_string(mem_source s);
 struct mem_txn : tlm::tlm_extension<mem_txn> {
     mem_op op = mem_op::load;
     std::uint64_t line = 0;   // line address (byte address / line size)
-    std::uint32_t cpu = 0;    // requesting hardware thread (Linux CPU number)
-    std::uint32_t core = 0;   // requesting core
     std::uint32_t llc = 0;    // requesting LLC
     std::uint32_t target = 0; // fabric destination: directory (home) or LLC index
     bool dirty = false;       // put/snoop: the data is dirty

@@ -62,7 +62,7 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
         ps_t lat = latency_[lv];
         if (write && s == line_state::shared) { // need ownership: invalidate the other copies
             ++stats_[lv].upgrades;
-            lat = request(mem_op::upgrade, line, t, delay);
+            lat = request(mem_op::upgrade, line, delay);
             t.source = down_.txn.source;
             set_state_all(line, line_state::modified);
         } else if (write && s == line_state::exclusive) {
@@ -78,17 +78,15 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
         return lat + atomic;
     }
     // Miss in every private level.
-    const ps_t lat = request(write ? mem_op::get_exclusive : mem_op::get_shared, line, t, delay);
+    const ps_t lat = request(write ? mem_op::get_exclusive : mem_op::get_shared, line, delay);
     t.source = down_.txn.source;
     fill(line, down_.txn.granted, delay + ps_time(lat));
     return lat + atomic;
 }
 
-ps_t core::request(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at) {
+ps_t core::request(mem_op op, std::uint64_t line, const sc_core::sc_time& at) {
     down_.txn.op = op;
     down_.txn.line = line;
-    down_.txn.cpu = from.cpu;
-    down_.txn.core = p_.index;
     down_.txn.llc = p_.llc;
     down_.txn.granted = line_state::invalid;
     down_.txn.dirty = false;
@@ -133,7 +131,6 @@ void core::evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_ti
 void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
     down_.txn.op = mem_op::put;
     down_.txn.line = line;
-    down_.txn.core = p_.index;
     down_.txn.llc = p_.llc;
     down_.txn.dirty = dirty;
     sc_core::sc_time d = at; // evictions are off the critical path

@@ -56,8 +56,8 @@ private:
     void snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
     ps_t access(mem_txn& t, const sc_core::sc_time& delay);
-    // Sends a request to the LLC at `at` (annotated delay); returns its latency and fills `reply`.
-    ps_t request(mem_op op, std::uint64_t line, const mem_txn& from, const sc_core::sc_time& at);
+    // Sends a request to the LLC at `at` (annotated delay); returns its latency. The answer is in down_.txn.
+    ps_t request(mem_op op, std::uint64_t line, const sc_core::sc_time& at);
     void fill(std::uint64_t line, line_state s, const sc_core::sc_time& at);
     // A line displaced from private level `lv`: keeps the levels inclusive and passes dirty data down.
     void evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_time& at);

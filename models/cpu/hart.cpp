@@ -8,8 +8,6 @@
 namespace warmsched::models {
 
 hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_module(name), mem("mem"), p_(p) {
-    req_.txn.cpu = p.cpu;
-    req_.txn.core = p.core;
     qk_.reset();
 }
 
