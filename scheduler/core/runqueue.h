@@ -1,0 +1,33 @@
+// One CPU's run queue (struct rq): the current and idle tasks, the NEED_RESCHED flag, the clock, the
+// fair class's queue, and the per-CPU schedstat counters printed in /proc/schedstat's cpu<N> line.
+#pragma once
+
+#include "scheduler/fair/cfs_rq.h"
+#include "scheduler/task/task.h"
+
+namespace warmsched::scheduler {
+
+// The cpu<N> line of /proc/schedstat (version 15/16/17 share it).
+struct rq_sched_stats {
+    std::uint64_t yld_count = 0, sched_count = 0, sched_goidle = 0;
+    std::uint64_t ttwu_count = 0, ttwu_local = 0;
+    nsec rq_cpu_time = 0, run_delay = 0;
+    std::uint64_t pcount = 0;
+};
+
+struct runqueue {
+    unsigned cpu = 0;
+    task* curr = nullptr;
+    task* idle = nullptr;
+    unsigned nr_running = 0; // tasks queued in all classes, curr included
+    nsec clock = 0;          // rq_clock_task: the latest time the scheduler saw on this CPU
+    bool need_resched = false;
+    cfs_rq cfs;
+    rq_sched_stats stats;
+    std::uint64_t nr_switches = 0;
+    nsec idle_since = 0; // when it last went idle (for avg_idle, next issue)
+
+    bool is_idle() const { return curr == idle && nr_running == 0; }
+};
+
+} // namespace warmsched::scheduler

@@ -1,0 +1,222 @@
+// Core scheduler; see scheduler.h.
+#include "scheduler/core/scheduler.h"
+
+#include "scheduler/fair/cfs_class.h"
+#include "scheduler/fair/eevdf_class.h"
+#include "scheduler/idle/idle_class.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace warmsched::scheduler {
+
+scheduler::scheduler(const cpu_layout& layout, const sched_config& cfg, scheduler_hooks& hooks)
+    : layout_(layout), cfg_(cfg), hooks_(hooks), rqs_(layout.num_cpus()) {
+    for (unsigned c = 0; c < rqs_.size(); ++c) rqs_[c].cpu = c;
+    if (cfg.kernel == kernel_version::cfs_v5_15)
+        fair_ = std::make_unique<cfs_class>(*this);
+    else
+        fair_ = std::make_unique<eevdf_class>(*this);
+    idle_ = std::make_unique<idle_class>();
+}
+
+scheduler::~scheduler() = default;
+
+sched_class& scheduler::class_of(const task& p) { return p.is_idle ? *idle_ : *fair_; }
+
+void scheduler::update_rq_clock(runqueue& rq, nsec now) { rq.clock = std::max(rq.clock, now); }
+
+void scheduler::resched_curr(runqueue& rq) {
+    if (rq.need_resched) return;
+    rq.need_resched = true;
+    if (static_cast<int>(rq.cpu) != calling_cpu_) hooks_.kick_cpu(rq.cpu);
+}
+
+void scheduler::init_idle(task& idle, unsigned cpu) {
+    idle.is_idle = true;
+    idle.cpu = cpu;
+    idle.on_cpu = true;
+    idle.state = task_state::running;
+    rqs_[cpu].idle = &idle;
+    rqs_[cpu].curr = &idle;
+}
+
+void scheduler::set_task_cpu(task& p, unsigned cpu) {
+    if (p.cpu != cpu) ++p.stats.nr_migrations;
+    p.cpu = cpu;
+}
+
+void scheduler::activate_task(runqueue& rq, task& p, unsigned flags) {
+    class_of(p).enqueue_task(rq, p, flags);
+    p.stats.wait_start = rq.clock;
+}
+
+void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
+    if (&class_of(p) == &class_of(*rq.curr))
+        class_of(p).check_preempt_curr(rq, p, wake_flags);
+    else if (rq.curr->is_idle)
+        resched_curr(rq);
+}
+
+void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    p.cpu = cpu;
+    p.se = sched_entity{};
+    p.se.owner = &p;
+    p.set_nice(p.nice);
+    class_of(p).task_fork(rq, p, nullptr);
+    p.state = task_state::running;
+    activate_task(rq, p, ENQUEUE_INITIAL);
+    check_preempt_curr(rq, p, WF_FORK);
+}
+
+void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(this_cpu);
+    runqueue& rq = rqs_[this_cpu];
+    update_rq_clock(rq, now);
+    child.cpu = this_cpu;
+    child.on_cpu = child.on_rq = false;
+    child.se = sched_entity{};
+    child.se.owner = &child;
+    child.stats = task_sched_stats{};
+    child.set_nice(child.nice);
+    class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
+}
+
+unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(this_cpu);
+    const unsigned cpu = class_of(child).select_task_rq(child, child.cpu, WF_FORK);
+    child.cpu = cpu; // __set_task_cpu: not counted as a migration
+    child.state = task_state::running;
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    activate_task(rq, child, ENQUEUE_INITIAL);
+    check_preempt_curr(rq, child, WF_FORK);
+    return cpu;
+}
+
+wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wake_flags, nsec now) {
+    calling_cpu_ = static_cast<int>(this_cpu);
+    wakeup_result r;
+    if (p.state != task_state::sleeping) return r;
+    r.woken = true;
+    p.stats.sleep_max = std::max(p.stats.sleep_max, now - std::min(now, p.stats.sleep_start));
+    unsigned cpu = p.cpu;
+    if (p.on_rq) { // ttwu_runnable: still queued (delayed dequeue), wakes where it is
+        runqueue& rq = rqs_[cpu];
+        update_rq_clock(rq, now);
+        p.state = task_state::running;
+        if (p.se.sched_delayed) class_of(p).enqueue_task(rq, p, ENQUEUE_DELAYED);
+        if (!p.on_cpu) {
+            p.stats.wait_start = rq.clock;
+            check_preempt_curr(rq, p, wake_flags);
+        }
+        r.queued = true;
+    } else {
+        cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags | WF_TTWU);
+        if (cpu != p.cpu) {
+            wake_flags |= WF_MIGRATED;
+            class_of(p).migrate_task_rq(p, cpu);
+            set_task_cpu(p, cpu);
+            r.migrated = true;
+        }
+        p.state = task_state::running;
+        runqueue& rq = rqs_[cpu];
+        update_rq_clock(rq, now);
+        activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
+        check_preempt_curr(rq, p, wake_flags);
+    }
+    r.cpu = cpu;
+    // ttwu_stat, counted on the waker's run queue.
+    runqueue& this_rq = rqs_[this_cpu];
+    ++this_rq.stats.ttwu_count;
+    ++p.stats.nr_wakeups;
+    if (cpu == this_cpu) {
+        ++this_rq.stats.ttwu_local;
+        ++p.stats.nr_wakeups_local;
+    } else {
+        ++p.stats.nr_wakeups_remote;
+    }
+    if (wake_flags & WF_SYNC) ++p.stats.nr_wakeups_sync;
+    if (wake_flags & WF_MIGRATED) ++p.stats.nr_wakeups_migrate;
+    return r;
+}
+
+task& scheduler::pick_next_task(runqueue& rq, task* prev) {
+    if (!fair_->has_runnable(rq)) fair_->balance(rq, prev);
+    if (task* p = fair_->pick_next_task(rq, prev)) return *p;
+    return *idle_->pick_next_task(rq, prev);
+}
+
+void scheduler::sched_info_depart(runqueue& rq, task& p) {
+    const nsec ran = rq.clock - std::min(rq.clock, p.stats.last_arrival);
+    rq.stats.rq_cpu_time += ran;
+    if (p.state == task_state::running) p.stats.wait_start = rq.clock; // preempted: waits again
+}
+
+void scheduler::sched_info_arrive(runqueue& rq, task& p) {
+    const nsec delay = rq.clock - std::min(rq.clock, p.stats.wait_start);
+    p.stats.run_delay += delay;
+    p.stats.wait_max = std::max(p.stats.wait_max, delay);
+    ++p.stats.wait_count;
+    ++p.stats.pcount;
+    p.stats.last_arrival = rq.clock;
+    rq.stats.run_delay += delay;
+    ++rq.stats.pcount;
+}
+
+task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    task& prev = *rq.curr;
+    ++rq.stats.sched_count;
+    rq.need_resched = false;
+    const bool blocking = !preempt && !prev.is_idle && prev.state != task_state::running;
+    if (blocking) {
+        prev.stats.sleep_start = rq.clock;
+        // A sleeper may stay queued (EEVDF delayed dequeue); an exiting task never does.
+        const unsigned special = prev.state == task_state::dead ? DEQUEUE_SPECIAL : 0u;
+        class_of(prev).dequeue_task(rq, prev, DEQUEUE_SLEEP | special);
+    }
+    task& next = pick_next_task(rq, &prev);
+    if (&next != &prev) {
+        class_of(prev).put_prev_task(rq, prev);
+        class_of(next).set_next_task(rq, next);
+        ++rq.nr_switches;
+        ++prev.stats.nr_switches;
+        if (!prev.is_idle) {
+            if (blocking)
+                ++prev.stats.nr_voluntary_switches;
+            else
+                ++prev.stats.nr_involuntary_switches;
+            sched_info_depart(rq, prev);
+        }
+        if (!next.is_idle) sched_info_arrive(rq, next);
+        prev.on_cpu = false;
+        next.on_cpu = true;
+        rq.curr = &next;
+        next.cpu = cpu;
+    }
+    if (next.is_idle) ++rq.stats.sched_goidle;
+    return next;
+}
+
+void scheduler::scheduler_tick(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    class_of(*rq.curr).task_tick(rq, *rq.curr);
+}
+
+void scheduler::yield(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    ++rq.stats.yld_count;
+    class_of(*rq.curr).yield_task(rq);
+}
+
+} // namespace warmsched::scheduler

@@ -1,0 +1,100 @@
+// The core scheduler (kernel/sched/core.c): per-CPU run queues, the ordered list of scheduling classes
+// (fair, then idle), and the entry points the simulated kernel calls -- fork (sched_fork,
+// wake_up_new_task), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is plain C++
+// without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the calling
+// one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the IPI).
+//
+// Left to later issues: wakeup placement beyond the previous CPU and load balancing (select_task_rq
+// and balance in the fair class), PELT, the RT class, bandwidth control and cgroups.
+#pragma once
+
+#include "scheduler/core/runqueue.h"
+#include "scheduler/core/sched_class.h"
+#include "scheduler/core/sched_features.h"
+#include "scheduler/fair/fair_tunables.h"
+#include "scheduler/topology/cpu_layout.h"
+
+#include <memory>
+#include <vector>
+
+namespace warmsched::scheduler {
+
+struct sched_config {
+    kernel_version kernel = kernel_version::eevdf_v6_12;
+    sched_features features{kernel_version::eevdf_v6_12};
+    fair_tunables tunables;
+    unsigned hz = 250;
+    bool child_runs_first = false; // kernel.sched_child_runs_first (v5.15)
+    nsec tick_ns() const { return 1'000'000'000ull / hz; }
+};
+
+// How the scheduler reaches the rest of the simulated kernel.
+class scheduler_hooks {
+public:
+    virtual ~scheduler_hooks() = default;
+    // `cpu` got NEED_RESCHED set by code running on another CPU: it must be interrupted (IPI) or woken.
+    virtual void kick_cpu(unsigned cpu) = 0;
+};
+
+// What try_to_wake_up did.
+struct wakeup_result {
+    bool woken = false;    // false: the task was already running/runnable
+    unsigned cpu = 0;      // where it is queued
+    bool queued = false;   // it was still queued (delayed dequeue): no placement happened
+    bool migrated = false; // placed on a CPU other than its previous one
+};
+
+class scheduler {
+public:
+    scheduler(const cpu_layout& layout, const sched_config& cfg, scheduler_hooks& hooks);
+    ~scheduler();
+
+    const sched_config& config() const { return cfg_; }
+    const cpu_layout& layout() const { return layout_; }
+    unsigned num_cpus() const { return static_cast<unsigned>(rqs_.size()); }
+    runqueue& rq(unsigned cpu) { return rqs_[cpu]; }
+    const runqueue& rq(unsigned cpu) const { return rqs_[cpu]; }
+    sched_class& fair() { return *fair_; }
+
+    // The idle task of `cpu`; it is curr until something runs.
+    void init_idle(task& idle, unsigned cpu);
+    // A task that exists before the run starts (not forked), queued on `cpu`.
+    void add_initial_task(task& p, unsigned cpu, nsec now);
+    // fork(): `child` is a copy of the current task of `this_cpu`; prepares its entity (sched_fork).
+    void sched_fork(task& child, unsigned this_cpu, nsec now);
+    // Makes the child runnable on the CPU fork balancing picks; returns that CPU.
+    unsigned wake_up_new_task(task& child, unsigned this_cpu, nsec now);
+    // Wakes a sleeping task from code running on `this_cpu`.
+    wakeup_result try_to_wake_up(task& p, unsigned this_cpu, unsigned wake_flags, nsec now);
+    // schedule() on `cpu`. The current task, if its state is no longer running, is dequeued (it
+    // blocked or exited); `preempt` says it was preempted (involuntary). Returns the new curr.
+    task& schedule(unsigned cpu, bool preempt, nsec now);
+    // The periodic tick on `cpu`.
+    void scheduler_tick(unsigned cpu, nsec now);
+    // sched_yield() by the current task of `cpu` (the caller then calls schedule()).
+    void yield(unsigned cpu, nsec now);
+
+    bool need_resched(unsigned cpu) const { return rqs_[cpu].need_resched; }
+    // Sets NEED_RESCHED on rq's CPU; kicks it if it is not the CPU running the current call.
+    void resched_curr(runqueue& rq);
+    // Brings rq's clock to `now` (never backwards).
+    void update_rq_clock(runqueue& rq, nsec now);
+    sched_class& class_of(const task& p);
+
+private:
+    void activate_task(runqueue& rq, task& p, unsigned flags);
+    void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
+    void set_task_cpu(task& p, unsigned cpu);
+    task& pick_next_task(runqueue& rq, task* prev);
+    void sched_info_depart(runqueue& rq, task& p);
+    void sched_info_arrive(runqueue& rq, task& p);
+
+    cpu_layout layout_;
+    sched_config cfg_;
+    scheduler_hooks& hooks_;
+    std::vector<runqueue> rqs_;
+    std::unique_ptr<sched_class> fair_, idle_;
+    int calling_cpu_ = -1; // the CPU whose code is running the current entry point
+};
+
+} // namespace warmsched::scheduler

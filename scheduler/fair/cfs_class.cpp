@@ -1,0 +1,237 @@
+// CFS (v5.15) decisions; see cfs_class.h.
+#include "scheduler/fair/cfs_class.h"
+
+#include "scheduler/core/scheduler.h"
+
+#include <algorithm>
+
+namespace warmsched::scheduler {
+
+void cfs_class::update_min_vruntime(cfs_rq& q) {
+    std::int64_t v = q.min_vruntime;
+    sched_entity* curr = q.curr && q.curr->on_rq ? q.curr : nullptr;
+    if (curr) v = curr->vruntime;
+    if (sched_entity* left = q.first()) v = curr ? std::min(v, left->vruntime) : left->vruntime;
+    q.min_vruntime = std::max(q.min_vruntime, v);
+}
+
+void cfs_class::update_curr(runqueue& rq) {
+    cfs_rq& q = rq.cfs;
+    if (!q.curr) return;
+    const nsec delta = update_curr_se(rq, *q.curr);
+    if (delta == 0) return;
+    q.curr->vruntime += calc_delta_fair(delta, *q.curr);
+    update_min_vruntime(q);
+}
+
+nsec cfs_class::sched_period(unsigned nr_running) const {
+    if (nr_running > tun_.nr_latency) return nr_running * tun_.min_granularity_ns;
+    return tun_.latency_ns;
+}
+
+nsec cfs_class::sched_slice(const runqueue& rq, const sched_entity& se) const {
+    const unsigned nr = feat_[feature::ALT_PERIOD] ? rq.cfs.h_nr_running : rq.cfs.nr_running;
+    nsec slice = sched_period(nr + (se.on_rq ? 0 : 1));
+    const std::uint64_t load = rq.cfs.load + (se.on_rq ? 0 : se.weight);
+    slice = scale_by_share(slice, se.weight, load);
+    if (feat_[feature::BASE_SLICE]) slice = std::max(slice, tun_.min_granularity_ns);
+    return slice;
+}
+
+std::int64_t cfs_class::wakeup_gran(const sched_entity& curr, const sched_entity& se) const {
+    nsec gran = tun_.wakeup_granularity_ns;
+    if (feat_[feature::SCALE_WAKEUP_GRAN]) {
+        const nsec ran = curr.sum_exec_runtime - curr.prev_sum_exec_runtime;
+        if (ran < tun_.min_granularity_ns) gran += tun_.min_granularity_ns;
+    }
+    return calc_delta_fair(gran, se);
+}
+
+int cfs_class::wakeup_preempt_entity(const sched_entity& curr, const sched_entity& se) const {
+    const std::int64_t vdiff = curr.vruntime - se.vruntime;
+    if (vdiff <= 0) return -1;
+    if (vdiff > wakeup_gran(curr, se)) return 1;
+    return 0;
+}
+
+void cfs_class::place_entity(const runqueue& rq, sched_entity& se, bool initial) {
+    std::int64_t v = rq.cfs.min_vruntime;
+    if (initial && feat_[feature::START_DEBIT]) v += calc_delta_fair(sched_slice(rq, se), se);
+    if (!initial) {
+        nsec thresh = tun_.latency_ns;
+        if (feat_[feature::GENTLE_FAIR_SLEEPERS]) thresh >>= 1;
+        v -= static_cast<std::int64_t>(thresh);
+    }
+    se.vruntime = std::max(se.vruntime, v); // never gain time by being placed backwards
+}
+
+void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    const bool renorm = !(flags & ENQUEUE_WAKEUP) || (flags & ENQUEUE_MIGRATED);
+    const bool is_curr = q.curr == &se;
+    if (renorm && is_curr) se.vruntime += q.min_vruntime;
+    update_curr(rq);
+    if (renorm && !is_curr) se.vruntime += q.min_vruntime;
+    account_enqueue(q, se);
+    if (flags & ENQUEUE_WAKEUP) place_entity(rq, se, false);
+    const std::int64_t spread = se.vruntime - q.min_vruntime;
+    if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
+    if (!is_curr) q.insert(&se, se.vruntime);
+    se.on_rq = true;
+    ++q.h_nr_running;
+    ++rq.nr_running;
+    p.on_rq = true;
+}
+
+bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    update_curr(rq);
+    q.clear_buddies(&se);
+    if (&se != q.curr) q.erase(&se);
+    se.on_rq = false;
+    account_dequeue(q, se);
+    if (!(flags & DEQUEUE_SLEEP)) se.vruntime -= q.min_vruntime;
+    update_min_vruntime(q);
+    --q.h_nr_running;
+    --rq.nr_running;
+    p.on_rq = false;
+    return true;
+}
+
+void cfs_class::yield_task(runqueue& rq) {
+    if (rq.nr_running == 1) return;
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = *q.curr;
+    q.clear_buddies(&se);
+    if (se.owner->policy != sched_policy::batch) update_curr(rq);
+    q.skip = &se;
+}
+
+void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
+    task& curr = *rq.curr;
+    sched_entity& se = curr.se;
+    sched_entity& pse = p.se;
+    if (&se == &pse) return;
+    cfs_rq& q = rq.cfs;
+    const bool scale = q.nr_running >= tun_.nr_latency;
+    bool next_buddy_marked = false;
+    if (feat_[feature::NEXT_BUDDY] && scale && !(wake_flags & WF_FORK)) {
+        q.next = &pse;
+        next_buddy_marked = true;
+    }
+    if (rq.need_resched) return;
+    const bool curr_idle_policy = curr.policy == sched_policy::idle;
+    bool preempt = curr_idle_policy && p.policy != sched_policy::idle;
+    if (!preempt) {
+        if (p.policy != sched_policy::normal || !feat_[feature::WAKEUP_PREEMPTION]) return;
+        update_curr(rq);
+        if (wakeup_preempt_entity(se, pse) != 1) return;
+        if (!next_buddy_marked) q.next = &pse;
+    }
+    core_.resched_curr(rq);
+    if (!se.on_rq) return;
+    if (feat_[feature::LAST_BUDDY] && scale) q.last = &se;
+}
+
+sched_entity* cfs_class::pick_next_entity(cfs_rq& q, sched_entity* curr) {
+    sched_entity* left = q.first();
+    if (!left || (curr && curr->vruntime < left->vruntime)) left = curr;
+    sched_entity* se = left;
+    if (q.skip && q.skip == se) {
+        sched_entity* second;
+        if (se == curr) {
+            second = q.first();
+        } else {
+            second = q.after(se);
+            if (!second || (curr && curr->vruntime < second->vruntime)) second = curr;
+        }
+        if (second && wakeup_preempt_entity(*second, *left) < 1) se = second;
+    }
+    if (q.last && wakeup_preempt_entity(*q.last, *left) < 1) se = q.last; // give the CPU back
+    if (q.next && wakeup_preempt_entity(*q.next, *left) < 1) se = q.next; // someone wants to run
+    q.clear_buddies(se);
+    return se;
+}
+
+task* cfs_class::pick_next_task(runqueue& rq, task*) {
+    cfs_rq& q = rq.cfs;
+    if (q.nr_running == 0) return nullptr;
+    sched_entity* curr = q.curr;
+    if (curr) {
+        if (curr->on_rq)
+            update_curr(rq);
+        else
+            curr = nullptr;
+    }
+    return pick_next_entity(q, curr)->owner;
+}
+
+void cfs_class::put_prev_task(runqueue& rq, task& p) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    if (se.on_rq) {
+        update_curr(rq);
+        const std::int64_t spread = se.vruntime - q.min_vruntime;
+        if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
+        q.insert(&se, se.vruntime);
+    }
+    q.curr = nullptr;
+}
+
+void cfs_class::set_next_task(runqueue& rq, task& p) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    if (se.on_rq) q.erase(&se);
+    se.exec_start = rq.clock;
+    q.curr = &se;
+    if (q.load >= 2ull * se.weight)
+        p.stats.slice_max = std::max(p.stats.slice_max, se.sum_exec_runtime - se.prev_sum_exec_runtime);
+    se.prev_sum_exec_runtime = se.sum_exec_runtime;
+}
+
+void cfs_class::check_preempt_tick(runqueue& rq, sched_entity& curr) {
+    cfs_rq& q = rq.cfs;
+    const nsec ideal = sched_slice(rq, curr);
+    const nsec ran = curr.sum_exec_runtime - curr.prev_sum_exec_runtime;
+    if (ran > ideal) {
+        core_.resched_curr(rq);
+        q.clear_buddies(&curr);
+        return;
+    }
+    if (ran < tun_.min_granularity_ns) return;
+    const sched_entity* left = q.first();
+    if (!left) return;
+    const std::int64_t delta = curr.vruntime - left->vruntime;
+    if (delta < 0) return;
+    if (delta > static_cast<std::int64_t>(ideal)) core_.resched_curr(rq);
+}
+
+void cfs_class::task_tick(runqueue& rq, task& p) {
+    update_curr(rq);
+    if (rq.cfs.nr_running > 1) check_preempt_tick(rq, p.se);
+}
+
+void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    sched_entity* curr = parent && q.curr == &parent->se ? q.curr : nullptr;
+    if (curr) {
+        update_curr(rq);
+        se.vruntime = curr->vruntime;
+    }
+    place_entity(rq, se, true);
+    if (core_.config().child_runs_first && curr && curr->vruntime < se.vruntime) {
+        std::swap(curr->vruntime, se.vruntime);
+        core_.resched_curr(rq);
+    }
+    se.vruntime -= q.min_vruntime;
+}
+
+void cfs_class::migrate_task_rq(task& p, unsigned) {
+    // A waking task leaves its queue's virtual time; enqueue adds the destination's min_vruntime.
+    if (p.state == task_state::sleeping) p.se.vruntime -= core_.rq(p.cpu).cfs.min_vruntime;
+}
+
+} // namespace warmsched::scheduler

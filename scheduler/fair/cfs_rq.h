@@ -1,0 +1,76 @@
+// One CPU's fair run queue (struct cfs_rq) as a data structure: the queued entities other than curr in
+// a tree ordered by their key (CFS: vruntime; EEVDF: virtual deadline), the queue's load and counts
+// (curr included), the monotonic min_vruntime, the buddies, and EEVDF's running average of vruntime
+// (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree). Decisions are made by the
+// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities.
+#pragma once
+
+#include "scheduler/task/task.h"
+
+#include <cstdint>
+#include <set>
+
+namespace warmsched::scheduler {
+
+struct cfs_rq {
+    struct before {
+        bool operator()(const sched_entity* a, const sched_entity* b) const {
+            return a->key != b->key ? a->key < b->key : a->order < b->order;
+        }
+    };
+    std::set<sched_entity*, before> tree; // queued entities except curr, leftmost first
+    sched_entity* curr = nullptr;
+    sched_entity* next = nullptr; // buddies
+    sched_entity* last = nullptr;
+    sched_entity* skip = nullptr;
+    std::uint64_t load = 0; // sum of weights of queued entities, curr included
+    unsigned nr_running = 0;
+    unsigned h_nr_running = 0;
+    std::int64_t min_vruntime = 0;
+    std::int64_t avg_vruntime = 0; // EEVDF
+    std::int64_t avg_load = 0;     // EEVDF
+    std::uint64_t insertions = 0;
+    std::uint64_t nr_spread_over = 0;
+
+    // Inserts `se` keyed by `key`.
+    void insert(sched_entity* se, std::int64_t key) {
+        se->key = key;
+        se->order = ++insertions;
+        tree.insert(se);
+        avg_vruntime += static_cast<std::int64_t>(se->weight) * (se->vruntime - min_vruntime);
+        avg_load += se->weight;
+    }
+    void erase(sched_entity* se) {
+        tree.erase(se);
+        avg_vruntime -= static_cast<std::int64_t>(se->weight) * (se->vruntime - min_vruntime);
+        avg_load -= se->weight;
+    }
+    sched_entity* first() const { return tree.empty() ? nullptr : *tree.begin(); }
+    // The entity after `se` in tree order, or nullptr.
+    sched_entity* after(sched_entity* se) const {
+        auto it = tree.upper_bound(se);
+        return it == tree.end() ? nullptr : *it;
+    }
+    // Smallest vruntime in the tree (EEVDF keeps it as the tree's augmented subtree minimum).
+    bool tree_min_vruntime(std::int64_t& v) const {
+        bool any = false;
+        for (const sched_entity* se : tree)
+            if (!any || se->vruntime < v) v = se->vruntime, any = true;
+        return any;
+    }
+    // Moves min_vruntime forward to `v` if later, re-basing avg_vruntime (which is relative to it).
+    void advance_min_vruntime(std::int64_t v) {
+        const std::int64_t delta = v - min_vruntime;
+        if (delta > 0) {
+            avg_vruntime -= avg_load * delta;
+            min_vruntime = v;
+        }
+    }
+    void clear_buddies(const sched_entity* se) {
+        if (next == se) next = nullptr;
+        if (last == se) last = nullptr;
+        if (skip == se) skip = nullptr;
+    }
+};
+
+} // namespace warmsched::scheduler

@@ -1,0 +1,285 @@
+// EEVDF (v6.12) decisions; see eevdf_class.h.
+#include "scheduler/fair/eevdf_class.h"
+
+#include "scheduler/core/scheduler.h"
+
+#include <algorithm>
+
+namespace warmsched::scheduler {
+
+namespace {
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { // rounds toward -infinity (b > 0)
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+} // namespace
+
+std::int64_t eevdf_class::avg_vruntime(const cfs_rq& q) {
+    std::int64_t avg = q.avg_vruntime, load = q.avg_load;
+    if (q.curr && q.curr->on_rq) {
+        avg += (q.curr->vruntime - q.min_vruntime) * static_cast<std::int64_t>(q.curr->weight);
+        load += q.curr->weight;
+    }
+    if (load) avg = floor_div(avg, load);
+    return q.min_vruntime + avg;
+}
+
+bool eevdf_class::entity_eligible(const cfs_rq& q, const sched_entity& se) {
+    std::int64_t avg = q.avg_vruntime, load = q.avg_load;
+    if (q.curr && q.curr->on_rq) {
+        avg += (q.curr->vruntime - q.min_vruntime) * static_cast<std::int64_t>(q.curr->weight);
+        load += q.curr->weight;
+    }
+    return avg >= (se.vruntime - q.min_vruntime) * load;
+}
+
+void eevdf_class::update_min_vruntime(cfs_rq& q) {
+    std::int64_t v = q.min_vruntime;
+    sched_entity* curr = q.curr && q.curr->on_rq ? q.curr : nullptr;
+    if (curr) v = curr->vruntime;
+    std::int64_t tree_min;
+    if (q.tree_min_vruntime(tree_min)) v = curr ? std::min(v, tree_min) : tree_min;
+    q.advance_min_vruntime(v);
+}
+
+bool eevdf_class::update_deadline(sched_entity& se) const {
+    if (se.vruntime < se.deadline) return false;
+    if (!se.custom_slice) se.slice = tun_.base_slice_ns;
+    se.deadline = se.vruntime + calc_delta_fair(se.slice, se);
+    return true; // the request is fulfilled: schedule a new one
+}
+
+void eevdf_class::update_curr(runqueue& rq) {
+    cfs_rq& q = rq.cfs;
+    sched_entity* curr = q.curr;
+    if (!curr) return;
+    const nsec delta = update_curr_se(rq, *curr);
+    if (delta == 0) return;
+    curr->vruntime += calc_delta_fair(delta, *curr);
+    const bool resched = update_deadline(*curr);
+    update_min_vruntime(q);
+    if (q.nr_running == 1) return;
+    // did_preempt_short: protection cancelled by a shorter-slice wakee and curr no longer eligible.
+    const bool preempt_short =
+        feat_[feature::PREEMPT_SHORT] && curr->vlag != curr->deadline && !entity_eligible(q, *curr);
+    if (resched || preempt_short) {
+        core_.resched_curr(rq);
+        q.clear_buddies(curr);
+    }
+}
+
+void eevdf_class::update_entity_lag(const cfs_rq& q, sched_entity& se) const {
+    const std::int64_t lag = avg_vruntime(q) - se.vruntime;
+    const nsec tick = core_.config().tick_ns();
+    const std::int64_t limit = calc_delta_fair(std::max<nsec>(2 * se.slice, tick), se);
+    se.vlag = std::clamp(lag, -limit, limit);
+}
+
+void eevdf_class::place_entity(cfs_rq& q, sched_entity& se, unsigned flags) {
+    const std::int64_t v_avg = avg_vruntime(q);
+    if (!se.custom_slice) se.slice = tun_.base_slice_ns;
+    std::int64_t vslice = calc_delta_fair(se.slice, se);
+    std::int64_t lag = 0;
+    if (feat_[feature::PLACE_LAG] && q.nr_running && se.vlag) {
+        // Inflate the lag so that it survives this entity joining the average: lag * (W + w) / W.
+        std::int64_t load = q.avg_load;
+        if (q.curr && q.curr->on_rq) load += q.curr->weight;
+        lag = se.vlag * (load + se.weight);
+        if (load == 0) load = 1;
+        lag = lag / load; // div_s64 truncates toward zero
+    }
+    se.vruntime = v_avg - lag;
+    if (se.rel_deadline) {
+        se.deadline += se.vruntime;
+        se.rel_deadline = false;
+        return;
+    }
+    if (feat_[feature::PLACE_DEADLINE_INITIAL] && (flags & ENQUEUE_INITIAL)) vslice /= 2;
+    se.deadline = se.vruntime + vslice;
+}
+
+void eevdf_class::enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags) {
+    cfs_rq& q = rq.cfs;
+    const bool is_curr = q.curr == &se;
+    if (is_curr) place_entity(q, se, flags);
+    update_curr(rq);
+    if (!is_curr) place_entity(q, se, flags);
+    account_enqueue(q, se);
+    if (flags & ENQUEUE_MIGRATED) se.exec_start = 0;
+    if (!is_curr) q.insert(&se, se.deadline);
+    se.on_rq = true;
+}
+
+void eevdf_class::requeue_delayed_entity(runqueue& rq, sched_entity& se) {
+    cfs_rq& q = rq.cfs;
+    if (feat_[feature::DELAY_ZERO]) {
+        update_entity_lag(q, se);
+        if (se.vlag > 0) {
+            --q.nr_running;
+            if (&se != q.curr) q.erase(&se);
+            se.vlag = 0;
+            place_entity(q, se, 0);
+            if (&se != q.curr) q.insert(&se, se.deadline);
+            ++q.nr_running;
+        }
+    }
+    se.sched_delayed = false;
+}
+
+void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    if (flags & ENQUEUE_DELAYED) {
+        requeue_delayed_entity(rq, p.se);
+        return;
+    }
+    enqueue_entity(rq, p.se, flags);
+    ++rq.cfs.h_nr_running;
+    ++rq.nr_running;
+    p.on_rq = true;
+}
+
+bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags) {
+    cfs_rq& q = rq.cfs;
+    const bool sleep = flags & DEQUEUE_SLEEP;
+    update_curr(rq);
+    if (!(flags & DEQUEUE_DELAYED)) {
+        const bool delay = sleep && !(flags & DEQUEUE_SPECIAL);
+        if (feat_[feature::DELAY_DEQUEUE] && delay && !entity_eligible(q, se)) {
+            if (q.next == &se) q.next = nullptr;
+            se.sched_delayed = true;
+            return false;
+        }
+    }
+    q.clear_buddies(&se);
+    update_entity_lag(q, se);
+    if (feat_[feature::PLACE_REL_DEADLINE] && !sleep) {
+        se.deadline -= se.vruntime;
+        se.rel_deadline = true;
+    }
+    if (&se != q.curr) q.erase(&se);
+    se.on_rq = false;
+    account_dequeue(q, se);
+    update_min_vruntime(q);
+    if (flags & DEQUEUE_DELAYED) { // finish_delayed_dequeue_entity
+        se.sched_delayed = false;
+        if (feat_[feature::DELAY_ZERO] && se.vlag > 0) se.vlag = 0;
+    }
+    return true;
+}
+
+bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
+    if (!dequeue_entity(rq, p.se, flags)) return false; // delayed: still queued and counted
+    --rq.cfs.h_nr_running;
+    --rq.nr_running;
+    p.on_rq = false;
+    return true;
+}
+
+void eevdf_class::yield_task(runqueue& rq) {
+    if (rq.nr_running == 1) return;
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = *q.curr;
+    q.clear_buddies(&se);
+    update_curr(rq);
+    se.deadline += calc_delta_fair(se.slice, se);
+}
+
+sched_entity* eevdf_class::pick_eevdf(cfs_rq& q) const {
+    sched_entity* first = q.first();
+    sched_entity* curr = q.curr;
+    if (q.nr_running == 1) return curr && curr->on_rq ? curr : first;
+    if (curr && (!curr->on_rq || !entity_eligible(q, *curr))) curr = nullptr;
+    if (feat_[feature::RUN_TO_PARITY] && curr && curr->vlag == curr->deadline) return curr;
+    sched_entity* best = nullptr;
+    for (sched_entity* se : q.tree) { // deadline order: the first eligible has the earliest deadline
+        if (entity_eligible(q, *se)) {
+            best = se;
+            break;
+        }
+    }
+    if (!best || (curr && curr->deadline < best->deadline)) best = curr;
+    return best;
+}
+
+bool eevdf_class::do_preempt_short(const cfs_rq& q, const sched_entity& pse, const sched_entity& se) const {
+    if (!feat_[feature::PREEMPT_SHORT]) return false;
+    if (pse.slice >= se.slice) return false;
+    if (!entity_eligible(q, pse)) return false;
+    if (pse.deadline < se.deadline) return true;
+    return !entity_eligible(q, se);
+}
+
+void eevdf_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
+    task& curr = *rq.curr;
+    sched_entity& se = curr.se;
+    sched_entity& pse = p.se;
+    if (&se == &pse) return;
+    cfs_rq& q = rq.cfs;
+    if (feat_[feature::NEXT_BUDDY] && !(wake_flags & WF_FORK) && !pse.sched_delayed) q.next = &pse;
+    if (rq.need_resched) return;
+    if (!feat_[feature::WAKEUP_PREEMPTION]) return;
+    const bool cse_idle = curr.policy == sched_policy::idle, pse_idle = p.policy == sched_policy::idle;
+    if (cse_idle && !pse_idle) {
+        core_.resched_curr(rq);
+        return;
+    }
+    if (cse_idle != pse_idle) return;
+    if (p.policy != sched_policy::normal) return;
+    update_curr(rq);
+    if (do_preempt_short(q, pse, se) && se.vlag == se.deadline) se.vlag = se.deadline + 1;
+    if (pick_eevdf(q) == &pse) core_.resched_curr(rq);
+}
+
+task* eevdf_class::pick_next_task(runqueue& rq, task*) {
+    cfs_rq& q = rq.cfs;
+    for (;;) {
+        if (q.nr_running == 0) return nullptr;
+        if (q.curr) {
+            if (q.curr->on_rq) update_curr(rq);
+        }
+        if (feat_[feature::NEXT_BUDDY] && q.next && entity_eligible(q, *q.next)) return q.next->owner;
+        sched_entity* se = pick_eevdf(q);
+        if (!se->sched_delayed) return se->owner;
+        // A delayed sleeper got picked: it has recovered its lag. Dequeue it for real and pick again.
+        dequeue_entity(rq, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+        --q.h_nr_running;
+        --rq.nr_running;
+        se->owner->on_rq = false;
+    }
+}
+
+void eevdf_class::put_prev_task(runqueue& rq, task& p) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    if (se.on_rq) {
+        update_curr(rq);
+        q.insert(&se, se.deadline);
+    }
+    q.curr = nullptr;
+}
+
+void eevdf_class::set_next_task(runqueue& rq, task& p) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    q.clear_buddies(&se);
+    if (se.on_rq) {
+        q.erase(&se);
+        se.vlag = se.deadline; // the RUN_TO_PARITY marker
+    }
+    se.exec_start = rq.clock;
+    q.curr = &se;
+    if (q.load >= 2ull * se.weight)
+        p.stats.slice_max = std::max(p.stats.slice_max, se.sum_exec_runtime - se.prev_sum_exec_runtime);
+    se.prev_sum_exec_runtime = se.sum_exec_runtime;
+}
+
+void eevdf_class::task_tick(runqueue& rq, task&) { update_curr(rq); }
+
+void eevdf_class::task_fork(runqueue&, task& p, task*) {
+    p.se.vlag = 0;
+    p.se.slice = default_slice(p.se);
+}
+
+void eevdf_class::migrate_task_rq(task& p, unsigned) {
+    p.se.exec_start = 0; // lag, not vruntime, carries the position across queues
+}
+
+} // namespace warmsched::scheduler

@@ -1,0 +1,56 @@
+// The fair class as Linux v6.12 runs it (EEVDF), from reference/scheduler/02-fair-eevdf.md:
+//
+//        V = weighted average vruntime (curr included)      lag = V - v      eligible: lag >= 0
+//   deadline = v + slice * 1024 / w                          pick: earliest deadline among eligible
+//
+//   enqueue: v = V - lag * (W + w) / W (PLACE_LAG), deadline = v + vslice (halved for a new task)
+//   tick / accounting: past the deadline -> new deadline and resched; no other tick preemption
+//   RUN_TO_PARITY: curr keeps the CPU until its deadline while eligible (vlag == deadline marker)
+//   PREEMPT_SHORT: a wakee with a shorter slice may cancel that protection
+//   DELAY_DEQUEUE: an ineligible sleeper stays queued until picked (then dequeued, lag clipped to 0
+//                  under DELAY_ZERO) or woken (requeued in place)
+//
+// The kernel keeps the queue in a deadline-ordered tree augmented with subtree-minimum vruntime, to
+// find the earliest eligible deadline in O(log n); this model walks the deadline order, which picks
+// the same entity. No groups.
+#pragma once
+
+#include "scheduler/fair/fair_class.h"
+
+namespace warmsched::scheduler {
+
+class eevdf_class final : public fair_class {
+public:
+    using fair_class::fair_class;
+    const char* name() const override { return "fair (EEVDF, v6.12)"; }
+
+    void enqueue_task(runqueue& rq, task& p, unsigned flags) override;
+    bool dequeue_task(runqueue& rq, task& p, unsigned flags) override;
+    void yield_task(runqueue& rq) override;
+    void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) override;
+    task* pick_next_task(runqueue& rq, task* prev) override;
+    void put_prev_task(runqueue& rq, task& p) override;
+    void set_next_task(runqueue& rq, task& p) override;
+    void task_tick(runqueue& rq, task& p) override;
+    void task_fork(runqueue& rq, task& p, task* parent) override;
+    void migrate_task_rq(task& p, unsigned new_cpu) override;
+
+    // The decision rules, public for tests and reports.
+    static std::int64_t avg_vruntime(const cfs_rq& q);
+    static bool entity_eligible(const cfs_rq& q, const sched_entity& se);
+    sched_entity* pick_eevdf(cfs_rq& q) const;
+
+private:
+    void update_curr(runqueue& rq);
+    bool update_deadline(sched_entity& se) const;
+    void update_min_vruntime(cfs_rq& q);
+    void update_entity_lag(const cfs_rq& q, sched_entity& se) const;
+    void place_entity(cfs_rq& q, sched_entity& se, unsigned flags);
+    void enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags);
+    bool dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags);
+    void requeue_delayed_entity(runqueue& rq, sched_entity& se);
+    bool do_preempt_short(const cfs_rq& q, const sched_entity& pse, const sched_entity& se) const;
+    nsec default_slice(const sched_entity& se) const { return se.custom_slice ? se.custom_slice : tun_.base_slice_ns; }
+};
+
+} // namespace warmsched::scheduler

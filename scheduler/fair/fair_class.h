@@ -1,0 +1,53 @@
+// What the two fair classes share: the entity accounting both kernels do the same way (runtime into
+// sum_exec_runtime, virtual time as delta * 1024 / weight with the kernel's inverse-weight rounding),
+// queue counts, and CPU selection. CFS (v5.15) and EEVDF (v6.12) differ in how they place, pick and
+// preempt, and implement those in cfs_class and eevdf_class.
+//
+// CPU selection here is only what tasks need to start: fork goes to the idlest allowed CPU, a wakeup
+// stays on the previous CPU (if allowed). Wakeup placement (wake_affine, select_idle_sibling), fork
+// balancing through sched domains and load balancing are the next issue; `balance` does nothing yet.
+#pragma once
+
+#include "scheduler/core/runqueue.h"
+#include "scheduler/core/sched_class.h"
+#include "scheduler/core/sched_features.h"
+#include "scheduler/fair/fair_tunables.h"
+
+namespace warmsched::scheduler {
+
+class scheduler;
+
+class fair_class : public sched_class {
+public:
+    explicit fair_class(scheduler& core);
+
+    unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
+    bool balance(runqueue& rq, task* prev) override;
+    bool has_runnable(const runqueue& rq) const override { return rq.cfs.nr_running > 0; }
+
+    // calc_delta_fair: wall time `delta` as virtual time of `se` (delta * 1024 / weight).
+    static std::int64_t calc_delta_fair(nsec delta, const sched_entity& se);
+    // delta * weight / load, as __calc_delta scales a period by a share of a queue's load.
+    static nsec scale_by_share(nsec delta, std::uint64_t weight, std::uint64_t load);
+
+protected:
+    // Charges curr the time since exec_start; returns it (0 if none).
+    nsec update_curr_se(runqueue& rq, sched_entity& curr);
+    void account_enqueue(cfs_rq& q, sched_entity& se) {
+        q.load += se.weight;
+        ++q.nr_running;
+    }
+    void account_dequeue(cfs_rq& q, sched_entity& se) {
+        q.load -= se.weight;
+        --q.nr_running;
+    }
+    // The least loaded allowed CPU (fewest queued tasks; then on an idle core; then sharing the LLC
+    // with `near`; then the lowest number).
+    unsigned find_idlest_cpu(const task& p, unsigned near) const;
+
+    scheduler& core_;
+    const sched_features& feat_;
+    const fair_tunables& tun_;
+};
+
+} // namespace warmsched::scheduler

@@ -1,0 +1,92 @@
+// The scheduler's view of a task (the parts of task_struct and sched_entity the modelled paths read):
+// identity (pid, tgid, comm), policy, nice and weight, CPU affinity, run state, the fair-class entity
+// (CFS and EEVDF fields side by side; each kernel uses its own) and the per-task schedstat counters of
+// /proc/<pid>/sched. What the task executes -- its program, memory and kernel objects -- belongs to the
+// workload layer and hangs off `program`, opaque here. No cgroups yet: every entity is a task.
+#pragma once
+
+#include "scheduler/fair/weights.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warmsched::scheduler {
+
+using nsec = std::uint64_t; // scheduler clock, nanoseconds since the start of the run
+
+enum class sched_policy { normal, batch, idle }; // SCHED_OTHER, SCHED_BATCH, SCHED_IDLE
+
+enum class task_state {
+    running,  // TASK_RUNNING: queued or on a CPU
+    sleeping, // TASK_INTERRUPTIBLE: blocked, waiting for a wakeup
+    dead,     // TASK_DEAD: exited
+};
+
+// The fair class's scheduling entity (sched_entity).
+struct task;
+struct sched_entity {
+    task* owner = nullptr;                // the task this entity schedules
+    std::uint32_t weight = nice_0_weight; // load.weight, scaled down (nice 0 = 1024)
+    std::uint32_t inv_weight = 0;         // 2^32 / weight
+    std::int64_t vruntime = 0;
+    std::int64_t deadline = 0; // EEVDF: virtual deadline
+    std::int64_t vlag = 0;     // EEVDF: saved virtual lag; while running, a copy of deadline
+    nsec slice = 0;            // EEVDF: requested slice (wall)
+    nsec custom_slice = 0;     // EEVDF: sched_setattr(sched_runtime), 0 = none
+    bool rel_deadline = false; // EEVDF: deadline holds deadline - vruntime (left without sleeping)
+    bool sched_delayed = false; // EEVDF: sleeping but still queued (DELAY_DEQUEUE)
+    bool on_rq = false;
+    nsec exec_start = 0;
+    nsec sum_exec_runtime = 0;
+    nsec prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
+    std::int64_t key = 0;           // position in its cfs_rq's tree (CFS: vruntime; EEVDF: deadline)
+    std::uint64_t order = 0;        // tie-break among equal keys: later insertions go right
+};
+
+// Per-task schedstat counters (/proc/<pid>/sched, /proc/<pid>/schedstat).
+struct task_sched_stats {
+    std::uint64_t nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
+    std::uint64_t nr_migrations = 0;
+    std::uint64_t nr_wakeups = 0, nr_wakeups_sync = 0, nr_wakeups_local = 0, nr_wakeups_remote = 0;
+    std::uint64_t nr_wakeups_migrate = 0;
+    std::uint64_t pcount = 0;               // times run on a CPU
+    nsec run_delay = 0, wait_max = 0;       // time runnable but waiting (wait_sum = run_delay)
+    std::uint64_t wait_count = 0;
+    nsec wait_start = 0;                    // when it last became runnable-waiting
+    nsec sleep_start = 0, sleep_max = 0;    // when it last blocked; longest block
+    nsec exec_max = 0, slice_max = 0;
+    nsec last_arrival = 0;                  // when it last became curr
+};
+
+struct task {
+    int pid = 0;
+    int tgid = 0;
+    std::string comm;
+    sched_policy policy = sched_policy::normal;
+    int nice = 0;
+    std::vector<bool> allowed; // CPU affinity; empty = all CPUs
+    task_state state = task_state::running;
+    unsigned cpu = 0;     // CPU it is queued on or last ran on
+    bool on_cpu = false;  // it is some CPU's curr
+    bool is_idle = false; // a CPU's idle task (pid 0)
+    bool on_rq = false;   // queued (including a delayed-dequeue sleeper)
+    sched_entity se;
+    task_sched_stats stats;
+
+    task() { se.owner = this; }
+    task(const task&) = delete;
+    task& operator=(const task&) = delete;
+    void* program = nullptr; // the workload's execution state of this task
+
+    bool allowed_on(unsigned c) const { return allowed.empty() || (c < allowed.size() && allowed[c]); }
+    int prio() const { return 120 + nice; } // as printed by sched tracepoints
+    void set_nice(int n) {
+        nice = n;
+        const bool idle = policy == sched_policy::idle;
+        se.weight = idle ? sched_idle_weight : weight_of_nice(n);
+        se.inv_weight = idle ? inverse_weight(sched_idle_weight) : inverse_weight_of_nice(n);
+    }
+};
+
+} // namespace warmsched::scheduler
