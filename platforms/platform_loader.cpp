@@ -50,6 +50,32 @@ void read_core(config_reader& r, platform_params& p) {
     r.finish();
 }
 
+void read_kernel_costs(config_reader& r, platform_params& p) {
+    kernel_cost_params& k = p.kernel_costs;
+    const kernel_cost_params d;
+    auto cost = [&](const char* key, double def) {
+        const double v = r.time_ps(key, def);
+        if (v < 0 || v > 1e10) r.error(key, "must be between 0 and 10ms");
+        return v;
+    };
+    k.context_switch_ps = cost("context_switch", d.context_switch_ps);
+    k.mm_switch_ps = cost("mm_switch", d.mm_switch_ps);
+    k.syscall_ps = cost("syscall", d.syscall_ps);
+    k.pipe_write_ps = cost("pipe_write", d.pipe_write_ps);
+    k.pipe_read_ps = cost("pipe_read", d.pipe_read_ps);
+    k.wakeup_ps = cost("wakeup", d.wakeup_ps);
+    k.remote_enqueue_ps = cost("remote_enqueue", d.remote_enqueue_ps);
+    k.ipi_ps = cost("ipi", d.ipi_ps);
+    k.ipi_handler_ps = cost("ipi_handler", d.ipi_handler_ps);
+    k.idle_exit_ps = cost("idle_exit", d.idle_exit_ps);
+    k.idle_polling = r.boolean("idle_polling", d.idle_polling);
+    k.fork_ps = cost("fork", d.fork_ps);
+    k.clone_ps = cost("clone", d.clone_ps);
+    k.exit_ps = cost("exit", d.exit_ps);
+    k.migrate_ps = cost("migrate", d.migrate_ps);
+    r.finish();
+}
+
 bool is_group(const platform_params& p, const std::string& name) {
     if (name == "machine") return true;
     return std::any_of(p.levels.begin(), p.levels.end(),
@@ -275,6 +301,8 @@ platform_params read_platform(const config::config_node& root, config::config_no
     read_numa(numa, p);
     auto fab = r.child("fabric");
     read_fabric(fab, p);
+    auto costs = r.child("kernel_costs");
+    read_kernel_costs(costs, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation
     r.finish();
     check_consistency(r, p, errors);

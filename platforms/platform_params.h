@@ -83,6 +83,27 @@ struct fabric_params {
     std::vector<link_params> links;
 };
 
+// Direct kernel costs charged as CPU time (reference/scheduler/07-costs.md). Cache refill after a
+// switch or a migration is never one of them: it emerges from the cache model. Defaults are the
+// spec's derived values, not measurements of a particular platform.
+struct kernel_cost_params {
+    double context_switch_ps = 1.0e6; // schedule() + switch between threads of one process
+    double mm_switch_ps = 0.5e6;      // extra when the address space changes (process switch)
+    double syscall_ps = 0.1e6;        // syscall entry and exit
+    double pipe_write_ps = 0.3e6;     // pipe/socket write of a small buffer, without the wakeup
+    double pipe_read_ps = 0.2e6;      // pipe/socket read
+    double wakeup_ps = 0.3e6;         // try_to_wake_up on the waker
+    double remote_enqueue_ps = 0.3e6; // extra on the waker when the wakee is queued on another CPU
+    double ipi_ps = 1.5e6;            // reschedule IPI delivery to a CPU that does not poll
+    double ipi_handler_ps = 0.5e6;    // interrupt entry and wake-list flush on the target
+    double idle_exit_ps = 1.0e6;      // exit latency of the idle state (C1)
+    bool idle_polling = false;        // idle CPUs poll (idle=poll / mwait): woken without IPI or exit latency
+    double fork_ps = 30e6;            // fork() of a process (estimate)
+    double clone_ps = 10e6;           // clone() of a thread (estimate)
+    double exit_ps = 10e6;            // exit() and reaping (estimate)
+    double migrate_ps = 2.0e6;        // detach/attach with remote run-queue locks
+};
+
 struct platform_params {
     std::string name;
     std::string description;
@@ -94,6 +115,7 @@ struct platform_params {
     memory_params memory;
     numa_params numa;
     fabric_params fabric;
+    kernel_cost_params kernel_costs;
 };
 
 } // namespace warmsched::platform

@@ -53,6 +53,8 @@ public:
     // (modelled as the deeper stream_outstanding_misses window, not as prefetch traffic).
     ps_t stream(const mem_access* accesses, std::size_t n, bool sequential);
     void compute_cycles(std::uint64_t cycles);
+    // Busy for `t` without memory accesses (kernel work charged as CPU time).
+    void busy(ps_t t) { advance(ps_time(t)); }
     // Local time: SystemC time plus the quantum keeper's offset.
     ps_t now() const { return sc_core::sc_time_stamp().value() + qk_.get_local_time().value(); }
     // Brings SystemC time up to the local time (wait()s).

@@ -22,9 +22,13 @@ scheduler::scheduler(const cpu_layout& layout, const sched_config& cfg, schedule
 
 scheduler::~scheduler() = default;
 
-sched_class& scheduler::class_of(const task& p) { return p.is_idle ? *idle_ : *fair_; }
+sched_class& scheduler::class_of(const task& p) {
+    return p.is_idle ? *idle_ : *fair_;
+}
 
-void scheduler::update_rq_clock(runqueue& rq, nsec now) { rq.clock = std::max(rq.clock, now); }
+void scheduler::update_rq_clock(runqueue& rq, nsec now) {
+    rq.clock = std::max(rq.clock, now);
+}
 
 void scheduler::resched_curr(runqueue& rq) {
     if (rq.need_resched) return;

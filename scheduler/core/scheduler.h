@@ -26,6 +26,14 @@ struct sched_config {
     unsigned hz = 250;
     bool child_runs_first = false; // kernel.sched_child_runs_first (v5.15)
     nsec tick_ns() const { return 1'000'000'000ull / hz; }
+    // A kernel's defaults on a machine with `ncpus` online CPUs.
+    static sched_config defaults(kernel_version k, unsigned ncpus) {
+        sched_config c;
+        c.kernel = k;
+        c.features = sched_features(k);
+        c.tunables = fair_tunables::defaults(ncpus);
+        return c;
+    }
 };
 
 // How the scheduler reaches the rest of the simulated kernel.

@@ -271,7 +271,9 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
     se.prev_sum_exec_runtime = se.sum_exec_runtime;
 }
 
-void eevdf_class::task_tick(runqueue& rq, task&) { update_curr(rq); }
+void eevdf_class::task_tick(runqueue& rq, task&) {
+    update_curr(rq);
+}
 
 void eevdf_class::task_fork(runqueue&, task& p, task*) {
     p.se.vlag = 0;

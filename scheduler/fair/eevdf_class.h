@@ -50,7 +50,9 @@ private:
     bool dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags);
     void requeue_delayed_entity(runqueue& rq, sched_entity& se);
     bool do_preempt_short(const cfs_rq& q, const sched_entity& pse, const sched_entity& se) const;
-    nsec default_slice(const sched_entity& se) const { return se.custom_slice ? se.custom_slice : tun_.base_slice_ns; }
+    nsec default_slice(const sched_entity& se) const {
+        return se.custom_slice ? se.custom_slice : tun_.base_slice_ns;
+    }
 };
 
 } // namespace warmsched::scheduler

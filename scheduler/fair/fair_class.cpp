@@ -51,6 +51,8 @@ unsigned fair_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_fl
     return p.allowed_on(prev_cpu) ? prev_cpu : find_idlest_cpu(p, prev_cpu);
 }
 
-bool fair_class::balance(runqueue&, task*) { return false; }
+bool fair_class::balance(runqueue&, task*) {
+    return false;
+}
 
 } // namespace warmsched::scheduler

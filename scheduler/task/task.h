@@ -30,11 +30,11 @@ struct sched_entity {
     std::uint32_t weight = nice_0_weight; // load.weight, scaled down (nice 0 = 1024)
     std::uint32_t inv_weight = 0;         // 2^32 / weight
     std::int64_t vruntime = 0;
-    std::int64_t deadline = 0; // EEVDF: virtual deadline
-    std::int64_t vlag = 0;     // EEVDF: saved virtual lag; while running, a copy of deadline
-    nsec slice = 0;            // EEVDF: requested slice (wall)
-    nsec custom_slice = 0;     // EEVDF: sched_setattr(sched_runtime), 0 = none
-    bool rel_deadline = false; // EEVDF: deadline holds deadline - vruntime (left without sleeping)
+    std::int64_t deadline = 0;  // EEVDF: virtual deadline
+    std::int64_t vlag = 0;      // EEVDF: saved virtual lag; while running, a copy of deadline
+    nsec slice = 0;             // EEVDF: requested slice (wall)
+    nsec custom_slice = 0;      // EEVDF: sched_setattr(sched_runtime), 0 = none
+    bool rel_deadline = false;  // EEVDF: deadline holds deadline - vruntime (left without sleeping)
     bool sched_delayed = false; // EEVDF: sleeping but still queued (DELAY_DEQUEUE)
     bool on_rq = false;
     nsec exec_start = 0;
@@ -50,13 +50,13 @@ struct task_sched_stats {
     std::uint64_t nr_migrations = 0;
     std::uint64_t nr_wakeups = 0, nr_wakeups_sync = 0, nr_wakeups_local = 0, nr_wakeups_remote = 0;
     std::uint64_t nr_wakeups_migrate = 0;
-    std::uint64_t pcount = 0;               // times run on a CPU
-    nsec run_delay = 0, wait_max = 0;       // time runnable but waiting (wait_sum = run_delay)
+    std::uint64_t pcount = 0;         // times run on a CPU
+    nsec run_delay = 0, wait_max = 0; // time runnable but waiting (wait_sum = run_delay)
     std::uint64_t wait_count = 0;
-    nsec wait_start = 0;                    // when it last became runnable-waiting
-    nsec sleep_start = 0, sleep_max = 0;    // when it last blocked; longest block
+    nsec wait_start = 0;                 // when it last became runnable-waiting
+    nsec sleep_start = 0, sleep_max = 0; // when it last blocked; longest block
     nsec exec_max = 0, slice_max = 0;
-    nsec last_arrival = 0;                  // when it last became curr
+    nsec last_arrival = 0; // when it last became curr
 };
 
 struct task {

@@ -27,7 +27,8 @@ struct cpu_layout {
             l.core_of[c] = core;
             l.llc_of[c] = t.llc_of_core(core);
             l.node_of[c] = t.node_of_core(core);
-            for (unsigned th = 0; th < t.threads_per_core(); ++th) l.siblings[c].push_back(t.cpu_of(core, th));
+            for (unsigned th = 0; th < t.threads_per_core(); ++th)
+                l.siblings[c].push_back(t.cpu_of(core, th));
         }
         return l;
     }

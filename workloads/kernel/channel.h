@@ -1,0 +1,91 @@
+// A pipe or an AF_UNIX stream socket between tasks: a byte stream held in kernel buffer lines that the
+// writer really writes and the reader really reads, so a message moves through the caches (and across
+// LLCs when the two ends run apart). A pipe holds 64 KiB of data; a socket is limited by the sender's
+// buffer (sk_sndbuf, 212992 bytes) charged with each message's truesize (data plus sk_buff overhead).
+// Blocked readers and writers wait in FIFO wait queues and are woken one at a time with WF_SYNC.
+//
+// Simplifications: the pipe's pages are a fixed 64 KiB ring (Linux allocates and frees pages, but
+// reuses them hot); a socket's sk_buffs come from a ring of the same size as its send buffer.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+
+namespace warmsched::workloads {
+
+struct kernel_task;
+
+enum class channel_kind { pipe, socket };
+
+class channel {
+public:
+    static constexpr std::uint64_t pipe_capacity = 65536;  // 16 pages
+    static constexpr std::uint64_t socket_sndbuf = 212992; // net.core.wmem_default
+    static constexpr std::uint64_t skb_overhead = 576;     // sk_buff + skb_shared_info (estimate)
+    static constexpr std::uint64_t atomic_write = 4096;    // PIPE_BUF: writes up to this are atomic
+
+    channel(channel_kind kind, std::uint64_t ring_base, std::uint64_t struct_base, unsigned line_size)
+        : kind_(kind), ring_base_(ring_base), struct_base_(struct_base), line_(line_size) {}
+
+    channel_kind kind() const { return kind_; }
+    std::uint64_t capacity() const { return kind_ == channel_kind::pipe ? pipe_capacity : socket_sndbuf; }
+    std::uint64_t ring_bytes() const { return capacity(); }
+    // Buffer space a write of `bytes` takes.
+    std::uint64_t charge(std::uint64_t bytes) const {
+        if (kind_ == channel_kind::pipe) return bytes;
+        return (bytes + line_ - 1) / line_ * line_ + skb_overhead;
+    }
+    bool fits(std::uint64_t bytes) const { return used_ + charge(bytes) <= capacity(); }
+    bool empty() const { return segments_.empty(); }
+    std::uint64_t used() const { return used_; }
+
+    // The kernel-side lines of the object (lock, head/tail, wait queues): line 0 and line 1.
+    std::uint64_t struct_line(unsigned i) const { return struct_base_ + i * line_; }
+
+    // Appends a message; returns the address of its data in the ring (its header line first for a
+    // socket). The caller has checked fits().
+    std::uint64_t append(std::uint64_t bytes) {
+        const std::uint64_t c = charge(bytes);
+        if (head_ + c > ring_bytes()) head_ = 0; // wrap: a message is contiguous
+        const std::uint64_t addr = ring_base_ + head_;
+        segments_.push_back({addr, bytes, c});
+        head_ += c;
+        used_ += c;
+        return addr;
+    }
+    // Data lines of the oldest message still holding bytes (socket: after the header line).
+    struct piece {
+        std::uint64_t addr = 0, bytes = 0;
+    };
+    // Consumes up to `bytes` from the front, appending the pieces read to `out`; returns bytes read.
+    template <class Out> std::uint64_t consume(std::uint64_t bytes, Out& out) {
+        std::uint64_t got = 0;
+        while (got < bytes && !segments_.empty()) {
+            segment& s = segments_.front();
+            const std::uint64_t take = std::min(bytes - got, s.bytes - s.read);
+            const std::uint64_t data = s.addr + (kind_ == channel_kind::socket ? line_ : 0);
+            out.push_back(piece{data + s.read, take});
+            s.read += take;
+            got += take;
+            if (s.read == s.bytes) {
+                used_ -= s.charge;
+                segments_.pop_front();
+            }
+        }
+        return got;
+    }
+
+    std::deque<kernel_task*> readers, writers; // wait queues
+
+private:
+    struct segment {
+        std::uint64_t addr, bytes, charge, read = 0;
+    };
+    channel_kind kind_;
+    std::uint64_t ring_base_, struct_base_;
+    unsigned line_;
+    std::deque<segment> segments_;
+    std::uint64_t head_ = 0, used_ = 0;
+};
+
+} // namespace warmsched::workloads

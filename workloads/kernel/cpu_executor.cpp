@@ -1,0 +1,392 @@
+// One CPU running tasks; see cpu_executor.h.
+#include "workloads/kernel/cpu_executor.h"
+
+#include "workloads/kernel/sim_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace warmsched::workloads {
+
+using models::ps_t;
+using scheduler::task_state;
+
+namespace {
+constexpr std::size_t max_chunk_accesses = 256; // bounds how far a chunk can overshoot an event
+constexpr ps_t max_chunk_ps = 1'000'000'000;    // 1 ms
+} // namespace
+
+cpu_executor::cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu)
+    : sc_module(name), k_(k), h_(h), cpu_(cpu) {
+    tick_ps_ = k.sched().config().tick_ns() * 1000;
+    for (unsigned s : k.sched().layout().siblings[cpu])
+        if (s != cpu) siblings_.push_back(s);
+    SC_HAS_PROCESS(cpu_executor);
+    sc_core::sc_spawn_options opts;
+    opts.set_stack_size(256 * 1024);
+    sc_core::sc_spawn([this] { main(); }, "run", &opts);
+}
+
+kernel_task* cpu_executor::current() const {
+    scheduler::task* t = k_.sched().rq(cpu_).curr;
+    return t->is_idle ? nullptr : static_cast<kernel_task*>(t->program);
+}
+
+double cpu_executor::smt_stretch() const {
+    for (unsigned s : siblings_)
+        if (k_.executor(s).busy()) return 1.0 / k_.machine().platform().core.smt_throughput;
+    return 1.0;
+}
+
+void cpu_executor::kick(ps_t sent_ps) {
+    const bool polling = !busy_ && k_.costs().idle_polling;
+    const ps_t at = sent_ps + (polling ? 0 : static_cast<ps_t>(k_.costs().ipi_ps));
+    if (!ipi_pending_ || at < ipi_at_) ipi_at_ = at;
+    ipi_pending_ = true;
+    const ps_t now = sc_core::sc_time_stamp().value();
+    wake_.notify(models::ps_time(at > now ? at - now : 0));
+}
+
+bool cpu_executor::resched_due() const {
+    return k_.sched().need_resched(cpu_) && (!ipi_pending_ || h_.now() >= ipi_at_);
+}
+
+void cpu_executor::main() {
+    for (;;) {
+        handle_interrupts();
+        if (resched_due()) reschedule(true);
+        kernel_task* t = current();
+        if (!t) {
+            if (k_.finished() && timers_.empty()) return;
+            idle();
+            continue;
+        }
+        step(*t);
+    }
+}
+
+void cpu_executor::handle_interrupts() {
+    if (ipi_pending_ && h_.now() >= ipi_at_) {
+        ipi_pending_ = false;
+        ++stats_.ipis;
+        if (busy_ || !k_.costs().idle_polling) charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
+    }
+    while (!timers_.empty() && std::get<0>(timers_.top()) <= h_.now()) {
+        kernel_task* t = std::get<2>(timers_.top());
+        timers_.pop();
+        ++stats_.timer_interrupts;
+        h_.sync();
+        charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
+        wake(*t, 0);
+    }
+    if (busy_ && h_.now() >= next_tick_) {
+        h_.sync();
+        ++stats_.ticks;
+        k_.set_running_cpu(cpu_);
+        k_.sched().scheduler_tick(cpu_, ns(h_.now()));
+        while (next_tick_ <= h_.now()) next_tick_ += tick_ps_;
+    }
+}
+
+void cpu_executor::reschedule(bool preempt) {
+    h_.sync();
+    kernel_task* prev = current();
+    k_.set_running_cpu(cpu_);
+    scheduler::task& next = k_.sched().schedule(cpu_, preempt, ns(h_.now()));
+    kernel_task* nt = next.is_idle ? nullptr : static_cast<kernel_task*>(next.program);
+    if (nt == prev) return;
+    ++stats_.context_switches;
+    const auto& c = k_.costs();
+    if (prev) { // save its state: task_struct and kernel stack
+        touch(prev->task_struct, true);
+        touch(prev->kernel_stack, true);
+    }
+    touch(k_.rq_line(cpu_), true);
+    if (nt) {
+        charge(static_cast<ps_t>(c.context_switch_ps));
+        if (nt->mm.get() != loaded_mm_) {
+            charge(static_cast<ps_t>(c.mm_switch_ps));
+            loaded_mm_ = nt->mm.get();
+        }
+        touch(nt->task_struct, false);
+        touch(nt->kernel_stack, false);
+        touch(nt->kernel_stack + 64, true);
+    }
+    const bool was_busy = busy_;
+    busy_ = nt != nullptr;
+    if (busy_ && !was_busy) next_tick_ = (h_.now() / tick_ps_ + 1) * tick_ps_;
+    if (busy_ != was_busy)
+        for (unsigned s : siblings_) k_.executor(s).sibling_changed();
+}
+
+void cpu_executor::idle() {
+    h_.sync();
+    const ps_t start = h_.now();
+    // Wake for a kick, or at the next timer or pending IPI (a zero-delay notification, e.g. from the SMT
+    // sibling, replaces a pending timed one, so the IPI time is waited for explicitly).
+    ps_t until = ~ps_t{0};
+    if (!timers_.empty()) until = std::get<0>(timers_.top());
+    if (ipi_pending_) until = std::min(until, ipi_at_);
+    if (until == ~ps_t{0})
+        sc_core::wait(wake_);
+    else
+        sc_core::wait(models::ps_time(until > start ? until - start : 0), wake_);
+    const ps_t end = sc_core::sc_time_stamp().value();
+    stats_.idle_ns += ns(end - start);
+    const bool interrupted =
+        (ipi_pending_ && end >= ipi_at_) || (!timers_.empty() && std::get<0>(timers_.top()) <= end);
+    if (interrupted && !k_.costs().idle_polling) { // leave the idle state
+        ++stats_.idle_exits;
+        charge(static_cast<ps_t>(k_.costs().idle_exit_ps));
+    }
+}
+
+void cpu_executor::step(kernel_task& t) {
+    if (!t.current) {
+        t.ctx.now = ns(h_.now());
+        t.ctx.pid = t.t.pid;
+        t.current = t.prog->next(t.ctx);
+        t.remaining = t.current->kind == op_kind::compute ? t.current->count : 0;
+        t.done = 0;
+        t.entered = t.resumed = false;
+    }
+    if (t.current->kind == op_kind::compute) {
+        if (t.remaining > 0) run_compute(t);
+        if (t.remaining == 0) finish(t, 0);
+        return;
+    }
+    syscall(t);
+}
+
+void cpu_executor::finish(kernel_task& t, std::uint64_t result) {
+    t.ctx.result = result;
+    t.current.reset();
+    t.in_kernel = false;
+}
+
+void cpu_executor::run_compute(kernel_task& t) {
+    const auto& core = k_.machine().platform().core;
+    const double cycle = static_cast<double>(h_.params().cycle_ps);
+    const double cycles_per_instr = core.base_cpi * smt_stretch();
+    const memory_profile* p = t.current->profile;
+    const double apki = p ? p->accesses_per_kilo_instruction : 0.0;
+    const ps_t now = h_.now();
+    ps_t bound = std::min(next_tick_, now + max_chunk_ps);
+    if (!timers_.empty()) bound = std::min(bound, std::get<0>(timers_.top()));
+    if (ipi_pending_) bound = std::min(bound, ipi_at_);
+    const double budget = static_cast<double>(bound > now ? bound - now : 1000);
+    const double est = t.ps_per_instruction > 0 ? t.ps_per_instruction : cycles_per_instr * cycle;
+    std::uint64_t k = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget / est));
+    if (apki > 0)
+        k = std::min<std::uint64_t>(k, static_cast<std::uint64_t>(max_chunk_accesses * 1000.0 / apki) + 1);
+    k = std::min(k, t.remaining);
+    // The chunk's memory accesses, through the hierarchy (independent, up to the MSHR limit in flight).
+    const double want = k * apki / 1000.0 + t.access_carry;
+    const std::size_t n = static_cast<std::size_t>(want);
+    t.access_carry = want - static_cast<double>(n);
+    const ps_t start = h_.now();
+    if (n > 0) {
+        access_generator& g = k_.generator(t, *p);
+        buf_.clear();
+        g.generate(n, t.rng, buf_);
+        h_.stream(buf_.data(), n, g.sequential());
+    }
+    const ps_t mem = h_.now() - start;
+    // The rest of the chunk is execution: one issue slot per access is already in the stream.
+    const double exec = std::max(0.0, k * cycles_per_instr * cycle - static_cast<double>(n) * cycle);
+    std::uint64_t done = k;
+    if (exec >= 2e6) { // long enough to be worth interrupting: wait in SystemC time
+        h_.sync();
+        const ps_t t0 = sc_core::sc_time_stamp().value();
+        sc_core::wait(models::ps_time(static_cast<ps_t>(exec)), wake_);
+        const double ran = static_cast<double>(sc_core::sc_time_stamp().value() - t0);
+        if (ran < exec) // interrupted: pro-rate the chunk
+            done = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(k * (mem + ran) / (mem + exec)));
+    } else if (exec > 0) {
+        h_.busy(static_cast<ps_t>(exec));
+    }
+    const ps_t took = h_.now() - start;
+    t.remaining -= std::min(done, t.remaining);
+    t.utime += ns(took);
+    const double per = static_cast<double>(took) / static_cast<double>(done);
+    t.ps_per_instruction = t.ps_per_instruction > 0 ? 0.75 * t.ps_per_instruction + 0.25 * per : per;
+}
+
+void cpu_executor::copy(std::uint64_t from, std::uint64_t to, std::uint64_t bytes) {
+    const unsigned line = k_.machine().line_size();
+    buf_.clear();
+    for (std::uint64_t a = from / line * line; a < from + bytes; a += line) buf_.push_back({a, false});
+    for (std::uint64_t a = to / line * line; a < to + bytes; a += line) buf_.push_back({a, true});
+    h_.stream(buf_.data(), buf_.size(), true);
+}
+
+void cpu_executor::block(kernel_task& t) {
+    t.t.state = task_state::sleeping;
+    t.resumed = false;
+    reschedule(false);
+}
+
+void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
+    const auto& c = k_.costs();
+    charge(static_cast<ps_t>(c.wakeup_ps));
+    touch(w.task_struct, true);
+    k_.set_running_cpu(cpu_);
+    w.resumed = true;
+    const scheduler::wakeup_result r = k_.sched().try_to_wake_up(w.t, cpu_, wake_flags, ns(h_.now()));
+    if (!r.woken) return;
+    if (r.cpu != cpu_) charge(static_cast<ps_t>(c.remote_enqueue_ps));
+    touch(k_.rq_line(r.cpu), true); // the enqueue writes the target run queue
+}
+
+void cpu_executor::arm_timer(kernel_task& t, ps_t expiry) {
+    timers_.emplace(expiry, t.t.pid, &t);
+}
+
+void cpu_executor::syscall(kernel_task& t) {
+    op& o = *t.current;
+    t.in_kernel = true;
+    if (!t.entered) {
+        t.entered = true;
+        charge(static_cast<ps_t>(k_.costs().syscall_ps));
+    }
+    switch (o.kind) {
+    case op_kind::write:
+        sys_write(t, *o.ch);
+        return;
+    case op_kind::read:
+        sys_read(t, *o.ch);
+        return;
+    case op_kind::futex_wait: {
+        futex_word& f = *o.futex;
+        if (t.resumed) return finish(t, 0);
+        touch(f.addr, false);
+        h_.sync();
+        if (f.value != o.value) return finish(t, 0); // EAGAIN: the word changed
+        f.waiters.push_back(&t);
+        return block(t);
+    }
+    case op_kind::futex_wake: {
+        futex_word& f = *o.futex;
+        touch(f.addr, true); // the user-space store of the new value
+        h_.sync();
+        f.value = o.value;
+        std::uint64_t woken = 0;
+        while (woken < o.count && !f.waiters.empty()) {
+            kernel_task* w = f.waiters.front();
+            f.waiters.pop_front();
+            wake(*w, 0);
+            ++woken;
+        }
+        return finish(t, woken);
+    }
+    case op_kind::sleep:
+    case op_kind::sleep_until: {
+        if (t.resumed) return finish(t, 0);
+        h_.sync();
+        const ps_t expiry = o.kind == op_kind::sleep ? h_.now() + o.time * 1000 : o.time * 1000;
+        if (expiry <= h_.now()) return finish(t, 0);
+        arm_timer(t, expiry);
+        return block(t);
+    }
+    case op_kind::fork:
+        return sys_fork(t);
+    case op_kind::wait_children:
+        h_.sync();
+        if (t.live_children == 0) return finish(t, 0);
+        return block(t);
+    case op_kind::yield:
+        h_.sync();
+        finish(t, 0);
+        k_.set_running_cpu(cpu_);
+        k_.sched().yield(cpu_, ns(h_.now()));
+        return reschedule(false);
+    case op_kind::exit:
+        return sys_exit(t);
+    case op_kind::compute:
+        return;
+    }
+}
+
+void cpu_executor::sys_write(kernel_task& t, channel& ch) {
+    op& o = *t.current;
+    touch(ch.struct_line(0), true); // lock
+    h_.sync();
+    const std::uint64_t piece = std::min(o.count - t.done, channel::atomic_write);
+    if (!ch.fits(piece)) {
+        ch.writers.push_back(&t);
+        return block(t);
+    }
+    const bool was_empty = ch.empty();
+    const std::uint64_t addr = ch.append(piece);
+    charge(static_cast<ps_t>(k_.costs().pipe_write_ps));
+    if (ch.kind() == channel_kind::socket) touch(addr, true); // the sk_buff header
+    copy(t.user_buffer, addr + (ch.kind() == channel_kind::socket ? k_.machine().line_size() : 0), piece);
+    touch(ch.struct_line(1), true); // head and the readers' wait queue
+    t.done += piece;
+    if (!ch.readers.empty() && (was_empty || ch.kind() == channel_kind::socket)) {
+        kernel_task* r = ch.readers.front();
+        ch.readers.pop_front();
+        wake(*r, scheduler::WF_SYNC);
+    }
+    if (t.done >= o.count) finish(t, o.count);
+}
+
+void cpu_executor::sys_read(kernel_task& t, channel& ch) {
+    op& o = *t.current;
+    touch(ch.struct_line(0), true); // lock
+    touch(ch.struct_line(1), false);
+    h_.sync();
+    if (ch.empty()) {
+        ch.readers.push_back(&t);
+        return block(t);
+    }
+    std::vector<channel::piece> pieces;
+    const std::uint64_t got = ch.consume(o.count, pieces);
+    charge(static_cast<ps_t>(k_.costs().pipe_read_ps));
+    std::uint64_t at = 0;
+    for (const auto& pc : pieces) {
+        copy(pc.addr, t.user_buffer + at, pc.bytes);
+        at += pc.bytes;
+    }
+    // Writers blocked on a full buffer: a pipe wakes one as soon as a slot frees; a socket once half
+    // of its send buffer is free again (unix_write_space).
+    if (!ch.writers.empty() && (ch.kind() == channel_kind::pipe || ch.used() * 2 <= ch.capacity())) {
+        kernel_task* w = ch.writers.front();
+        ch.writers.pop_front();
+        wake(*w, scheduler::WF_SYNC);
+    }
+    finish(t, got);
+}
+
+void cpu_executor::sys_fork(kernel_task& t) {
+    const spawn_spec& s = *t.current->spawn;
+    charge(static_cast<ps_t>(s.thread ? k_.costs().clone_ps : k_.costs().fork_ps));
+    h_.sync();
+    kernel_task& child = k_.fork_task(t, s);
+    touch(child.task_struct, true);
+    touch(child.kernel_stack, true);
+    k_.set_running_cpu(cpu_);
+    k_.sched().sched_fork(child.t, cpu_, ns(h_.now()));
+    const unsigned target = k_.sched().wake_up_new_task(child.t, cpu_, ns(h_.now()));
+    if (target != cpu_) charge(static_cast<ps_t>(k_.costs().remote_enqueue_ps));
+    touch(k_.rq_line(target), true);
+    finish(t, static_cast<std::uint64_t>(child.t.pid));
+}
+
+void cpu_executor::sys_exit(kernel_task& t) {
+    charge(static_cast<ps_t>(k_.costs().exit_ps));
+    h_.sync();
+    finish(t, 0);
+    t.t.state = task_state::dead;
+    t.exited = ns(h_.now());
+    if (kernel_task* parent = t.parent) {
+        --parent->live_children;
+        if (parent->live_children == 0 && parent->t.state == task_state::sleeping && parent->current &&
+            parent->current->kind == op_kind::wait_children)
+            wake(*parent, 0);
+    }
+    k_.task_exited(t);
+    reschedule(false);
+}
+
+} // namespace warmsched::workloads

@@ -1,0 +1,89 @@
+// One CPU of the simulated kernel: an SC_THREAD that runs whatever the scheduler made current on this
+// CPU, on its hardware thread. User computation runs in chunks that end at the next scheduler event
+// (tick, timer, IPI); each chunk's time is its instructions x base CPI (stretched while the SMT sibling
+// is busy) plus the stall of the memory accesses it makes through the hardware model, and a chunk cut
+// short by an interrupt is pro-rated. System calls charge their direct costs (reference 07-costs.md)
+// as CPU time and touch the kernel lines they use -- pipe buffers, wait queues, task structs, the run
+// queue of the CPU a task is enqueued on -- so the cost of where tasks run emerges from the caches.
+//
+//   loop: interrupts due (IPI, timers, tick) -> NEED_RESCHED? schedule() -> idle? wait for a kick
+//         -> else run one step of curr's current operation (a compute chunk or one system call)
+//
+// Time: the hart runs ahead of SystemC time under its quantum keeper; the executor syncs before every
+// scheduler call so that run queues change in global time order. Ticks stop while idle (NO_HZ_IDLE).
+#pragma once
+
+#include "models/cpu/hart.h"
+#include "scheduler/task/task.h"
+#include "workloads/kernel/kernel_task.h"
+
+#include <systemc>
+
+#include <queue>
+#include <tuple>
+#include <vector>
+
+namespace warmsched::workloads {
+
+class sim_kernel;
+class channel;
+
+struct cpu_executor_stats {
+    scheduler::nsec idle_ns = 0;
+    std::uint64_t ticks = 0, ipis = 0, timer_interrupts = 0, idle_exits = 0, context_switches = 0;
+};
+
+class cpu_executor : public sc_core::sc_module {
+public:
+    cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu);
+
+    // Another CPU asks this one to look at its run queue: a reschedule IPI (or, to a polling idle CPU,
+    // a write to its polled flag), sent at the sender's local time `sent_ps`.
+    void kick(models::ps_t sent_ps);
+    // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
+    void sibling_changed() { wake_.notify(sc_core::SC_ZERO_TIME); }
+    bool busy() const { return busy_; }
+    models::ps_t now() const { return h_.now(); }
+    const cpu_executor_stats& stats() const { return stats_; }
+
+private:
+    void main();
+    void handle_interrupts();
+    bool resched_due() const;
+    void reschedule(bool preempt);
+    void idle();
+    void step(kernel_task& t);
+    void run_compute(kernel_task& t);
+    void syscall(kernel_task& t);
+    void sys_write(kernel_task& t, channel& ch);
+    void sys_read(kernel_task& t, channel& ch);
+    void sys_fork(kernel_task& t);
+    void sys_exit(kernel_task& t);
+    void finish(kernel_task& t, std::uint64_t result);
+    void block(kernel_task& t);
+    void wake(kernel_task& w, unsigned wake_flags);
+    void arm_timer(kernel_task& t, models::ps_t expiry);
+    void charge(models::ps_t t) { h_.busy(t); }
+    void touch(std::uint64_t addr, bool write) { write ? h_.store(addr) : h_.load(addr); }
+    void copy(std::uint64_t from, std::uint64_t to, std::uint64_t bytes);
+    double smt_stretch() const;
+    kernel_task* current() const;
+    static scheduler::nsec ns(models::ps_t ps) { return ps / 1000; }
+
+    sim_kernel& k_;
+    models::hart& h_;
+    unsigned cpu_;
+    sc_core::sc_event wake_;
+    models::ps_t tick_ps_, next_tick_ = 0;
+    bool busy_ = false;
+    bool ipi_pending_ = false;
+    models::ps_t ipi_at_ = 0;
+    const void* loaded_mm_ = nullptr; // address space in the MMU (kept across idle: lazy TLB)
+    using timer = std::tuple<models::ps_t, int, kernel_task*>; // expiry, pid (unique: a total order)
+    std::priority_queue<timer, std::vector<timer>, std::greater<timer>> timers_;
+    std::vector<models::mem_access> buf_;
+    std::vector<unsigned> siblings_;
+    cpu_executor_stats stats_;
+};
+
+} // namespace warmsched::workloads

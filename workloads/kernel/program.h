@@ -1,0 +1,121 @@
+// A task's program: a state machine that hands the kernel one operation at a time -- compute N
+// instructions with a memory profile, write/read a pipe or socket, wait on or wake a futex, sleep
+// (relative or until an absolute time), fork a process or thread, wait for its children, yield, exit.
+// The kernel calls next() when the previous operation has completed, with what it returned.
+#pragma once
+
+#include "scheduler/task/task.h"
+#include "workloads/kernel/memory_profile.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace warmsched::workloads {
+
+class channel;
+struct futex_word;
+class program;
+
+// What a fork creates.
+struct spawn_spec {
+    std::string comm;
+    bool thread = false; // clone(CLONE_VM): shares the parent's address space and heap
+    int nice = 0;
+    scheduler::sched_policy policy = scheduler::sched_policy::normal;
+    std::vector<bool> allowed; // empty: inherits the parent's affinity
+    scheduler::nsec custom_slice = 0;
+    std::shared_ptr<program> body;
+};
+
+enum class op_kind {
+    compute,
+    write,
+    read,
+    futex_wait,
+    futex_wake,
+    sleep,
+    sleep_until,
+    fork,
+    wait_children,
+    yield,
+    exit
+};
+
+struct op {
+    op_kind kind = op_kind::exit;
+    std::uint64_t count = 0;                 // instructions, bytes, or waiters to wake
+    const memory_profile* profile = nullptr; // compute
+    channel* ch = nullptr;                   // write, read
+    futex_word* futex = nullptr; // futex_wait (blocks while value == expected), futex_wake (stores value)
+    long value = 0;
+    scheduler::nsec time = 0;          // sleep: duration; sleep_until: absolute time
+    std::shared_ptr<spawn_spec> spawn; // fork
+
+    static op make(op_kind k, std::uint64_t count = 0) {
+        op o;
+        o.kind = k;
+        o.count = count;
+        return o;
+    }
+    static op compute(std::uint64_t instructions, const memory_profile* p) {
+        op o = make(op_kind::compute, instructions);
+        o.profile = p;
+        return o;
+    }
+    static op write(channel& c, std::uint64_t bytes) {
+        op o = make(op_kind::write, bytes);
+        o.ch = &c;
+        return o;
+    }
+    static op read(channel& c, std::uint64_t bytes) {
+        op o = make(op_kind::read, bytes);
+        o.ch = &c;
+        return o;
+    }
+    static op futex_wait(futex_word& f, long expected) {
+        op o = make(op_kind::futex_wait);
+        o.futex = &f;
+        o.value = expected;
+        return o;
+    }
+    static op futex_wake(futex_word& f, long new_value, std::uint64_t waiters) {
+        op o = make(op_kind::futex_wake, waiters);
+        o.futex = &f;
+        o.value = new_value;
+        return o;
+    }
+    static op sleep(scheduler::nsec d) {
+        op o = make(op_kind::sleep);
+        o.time = d;
+        return o;
+    }
+    static op sleep_until(scheduler::nsec t) {
+        op o = make(op_kind::sleep_until);
+        o.time = t;
+        return o;
+    }
+    static op fork(std::shared_ptr<spawn_spec> s) {
+        op o = make(op_kind::fork);
+        o.spawn = std::move(s);
+        return o;
+    }
+    static op wait_children() { return make(op_kind::wait_children); }
+    static op yield() { return make(op_kind::yield); }
+    static op exit() { return make(op_kind::exit); }
+};
+
+struct program_context {
+    scheduler::nsec now = 0;  // local time of the CPU running the task
+    std::uint64_t result = 0; // what the previous operation returned (bytes read, child pid)
+    int pid = 0;
+};
+
+class program {
+public:
+    virtual ~program() = default;
+    virtual op next(program_context& ctx) = 0;
+};
+
+} // namespace warmsched::workloads

@@ -1,0 +1,136 @@
+// The simulated operating system; see sim_kernel.h.
+#include "workloads/kernel/sim_kernel.h"
+
+#include "workloads/kernel/cpu_executor.h"
+
+#include <algorithm>
+
+namespace warmsched::workloads {
+
+namespace {
+constexpr std::uint64_t task_struct_bytes = 256;   // the hot part of task_struct (4 lines)
+constexpr std::uint64_t kernel_stack_bytes = 1024; // the part of the kernel stack a switch touches
+constexpr std::uint64_t user_buffer_bytes = 8192;  // per-task user buffer (stack) for read/write
+} // namespace
+
+sim_kernel::sim_kernel(const sc_core::sc_module_name& name, models::machine& m,
+                       const scheduler::sched_config& cfg, std::uint64_t seed)
+    : sc_module(name), m_(m), seed_(seed) {
+    const unsigned n = m.num_cpus();
+    sched_ = std::make_unique<scheduler::scheduler>(scheduler::cpu_layout::of(m.topo()), cfg, *this);
+    for (unsigned c = 0; c < n; ++c) {
+        idle_tasks_.push_back(std::make_unique<scheduler::task>());
+        scheduler::task& idle = *idle_tasks_.back();
+        idle.comm = "swapper/" + std::to_string(c);
+        sched_->init_idle(idle, c);
+        rq_lines_.push_back(alloc_kernel(m.line_size()));
+    }
+    for (unsigned c = 0; c < n; ++c)
+        executors_.push_back(
+            std::make_unique<cpu_executor>(("cpu" + std::to_string(c)).c_str(), *this, m.cpu(c), c));
+}
+
+sim_kernel::~sim_kernel() = default;
+
+std::uint64_t sim_kernel::alloc_kernel(std::uint64_t bytes) {
+    const std::uint64_t line = m_.line_size();
+    const std::uint64_t a = next_kernel_;
+    next_kernel_ += (bytes + line - 1) / line * line;
+    return a;
+}
+
+std::uint64_t sim_kernel::alloc_user(std::uint64_t bytes) {
+    const std::uint64_t page = m_.platform().memory.page_size;
+    const std::uint64_t a = next_user_;
+    next_user_ += (bytes + page - 1) / page * page;
+    return a;
+}
+
+channel& sim_kernel::make_channel(channel_kind kind) {
+    const std::uint64_t ring = kind == channel_kind::pipe ? channel::pipe_capacity : channel::socket_sndbuf;
+    channels_.push_back(
+        std::make_unique<channel>(kind, alloc_user(ring), alloc_kernel(2 * m_.line_size()), m_.line_size()));
+    return *channels_.back();
+}
+
+futex_word& sim_kernel::make_futex() {
+    futexes_.push_back(std::make_unique<futex_word>());
+    futexes_.back()->addr = alloc_user(m_.line_size());
+    return *futexes_.back();
+}
+
+kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
+    tasks_.push_back(std::make_unique<kernel_task>());
+    kernel_task& k = *tasks_.back();
+    scheduler::task& t = k.t;
+    t.pid = next_pid_++;
+    t.comm = s.comm.substr(0, 15);
+    t.policy = s.policy;
+    t.nice = s.nice;
+    t.allowed = !s.allowed.empty() || !parent ? s.allowed : parent->t.allowed;
+    t.se.custom_slice = s.custom_slice;
+    t.program = &k;
+    k.prog = s.body;
+    if (s.thread && parent) {
+        k.mm = parent->mm;
+        t.tgid = parent->t.tgid;
+    } else {
+        k.mm = std::make_shared<address_space>();
+        k.mm->tgid = t.tgid = t.pid;
+    }
+    k.task_struct = alloc_kernel(task_struct_bytes);
+    k.kernel_stack = alloc_kernel(kernel_stack_bytes);
+    k.user_buffer = alloc_user(user_buffer_bytes);
+    k.rng.seed(seed_ ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(t.pid)));
+    k.parent = parent;
+    if (parent) ++parent->live_children;
+    ++live_;
+    return k;
+}
+
+kernel_task& sim_kernel::spawn(const spawn_spec& s, unsigned cpu) {
+    kernel_task& k = new_task(s, nullptr);
+    k.t.set_nice(k.t.nice);
+    sched_->add_initial_task(k.t, cpu, now());
+    return k;
+}
+
+kernel_task& sim_kernel::fork_task(kernel_task& parent, const spawn_spec& s) {
+    ++forks_;
+    kernel_task& k = new_task(s, &parent);
+    k.created = now();
+    return k;
+}
+
+void sim_kernel::task_exited(kernel_task&) {
+    --live_;
+}
+
+access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p) {
+    for (auto& g : t.generators)
+        if (g.first == &p) return g.second;
+    if (p.shared_set > t.mm->heap_bytes) {
+        t.mm->heap_base = alloc_user(p.shared_set);
+        t.mm->heap_bytes = p.shared_set;
+    }
+    const std::uint64_t base = alloc_user(std::max<std::uint64_t>(p.working_set, m_.line_size()));
+    t.generators.emplace_back(&p, access_generator(p, base, t.mm->heap_base, m_.line_size()));
+    return t.generators.back().second;
+}
+
+void sim_kernel::kick_cpu(unsigned cpu) {
+    executors_[cpu]->kick(executors_[running_cpu_]->now());
+}
+
+scheduler::nsec sim_kernel::now() const {
+    return sc_core::sc_time_stamp().value() / 1000;
+}
+
+void sim_kernel::run(scheduler::nsec limit) {
+    if (limit)
+        sc_core::sc_start(sc_core::sc_time(static_cast<double>(limit), sc_core::SC_NS));
+    else
+        sc_core::sc_start();
+}
+
+} // namespace warmsched::workloads

@@ -1,0 +1,81 @@
+// The simulated operating system: it owns the tasks, their programs and address spaces, the kernel
+// objects they share (pipes, sockets, futexes), the scheduler, and one cpu_executor per CPU that runs
+// tasks on the machine's hardware threads. Memory is handed out from simulated physical address ranges
+// -- kernel objects from a line-granular slab, user memory in pages -- and every access to it goes
+// through the hardware model. Randomness comes from per-task RNGs seeded from the run's seed.
+#pragma once
+
+#include "models/system/machine.h"
+#include "scheduler/core/scheduler.h"
+#include "workloads/kernel/channel.h"
+#include "workloads/kernel/futex_word.h"
+#include "workloads/kernel/kernel_task.h"
+
+#include <systemc>
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace warmsched::workloads {
+
+class cpu_executor;
+
+class sim_kernel final : public sc_core::sc_module, public scheduler::scheduler_hooks {
+public:
+    sim_kernel(const sc_core::sc_module_name& name, models::machine& m, const scheduler::sched_config& cfg,
+               std::uint64_t seed);
+    ~sim_kernel() override;
+
+    // Set-up, before the run.
+    channel& make_channel(channel_kind kind);
+    futex_word& make_futex();
+    // A task that exists when the run starts, queued on `cpu`.
+    kernel_task& spawn(const spawn_spec& s, unsigned cpu);
+
+    // Runs until every task has exited or `limit` of simulated time has passed (0: no limit).
+    void run(scheduler::nsec limit = 0);
+    scheduler::nsec now() const;
+
+    // What the executors use.
+    kernel_task& fork_task(kernel_task& parent, const spawn_spec& s);
+    void task_exited(kernel_task& t);
+    bool finished() const { return live_ == 0; }
+    scheduler::scheduler& sched() { return *sched_; }
+    const scheduler::scheduler& sched() const { return *sched_; }
+    models::machine& machine() { return m_; }
+    cpu_executor& executor(unsigned cpu) { return *executors_[cpu]; }
+    const cpu_executor& executor(unsigned cpu) const { return *executors_[cpu]; }
+    const platform::kernel_cost_params& costs() const { return m_.platform().kernel_costs; }
+    std::uint64_t rq_line(unsigned cpu) const { return rq_lines_[cpu]; }
+    // The CPU whose kernel code is running (the sender of any IPI the scheduler asks for).
+    void set_running_cpu(unsigned cpu) { running_cpu_ = cpu; }
+    void kick_cpu(unsigned cpu) override;
+    // The generator of `t`'s accesses for profile `p` (its working set allocated on first use).
+    access_generator& generator(kernel_task& t, const memory_profile& p);
+
+    const std::deque<std::unique_ptr<kernel_task>>& tasks() const { return tasks_; }
+    std::uint64_t forks() const { return forks_; }
+
+private:
+    std::uint64_t alloc_kernel(std::uint64_t bytes); // line-aligned
+    std::uint64_t alloc_user(std::uint64_t bytes);   // page-aligned
+    kernel_task& new_task(const spawn_spec& s, kernel_task* parent);
+
+    models::machine& m_;
+    std::uint64_t seed_;
+    std::unique_ptr<scheduler::scheduler> sched_;
+    std::vector<std::unique_ptr<scheduler::task>> idle_tasks_;
+    std::vector<std::unique_ptr<cpu_executor>> executors_;
+    std::deque<std::unique_ptr<kernel_task>> tasks_;
+    std::deque<std::unique_ptr<channel>> channels_;
+    std::deque<std::unique_ptr<futex_word>> futexes_;
+    std::vector<std::uint64_t> rq_lines_;
+    std::uint64_t next_kernel_ = 1ull << 40, next_user_ = 1ull << 32;
+    int next_pid_ = 1;
+    unsigned live_ = 0;
+    unsigned running_cpu_ = 0;
+    std::uint64_t forks_ = 0;
+};
+
+} // namespace warmsched::workloads
