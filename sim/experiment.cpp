@@ -5,6 +5,9 @@
 #include "platforms/config/config_reader.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
+#include "sim/kernel_config.h"
+#include "sim/workload_run.h"
+#include "workloads/cli/command_line.h"
 
 #include <chrono>
 #include <ctime>
@@ -15,7 +18,8 @@
 namespace warmsched::sim {
 namespace fs = std::filesystem;
 
-experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides,
+                           const std::vector<std::string>& command) {
     config::config_node root = config::load_yaml_file(path);
     // `-p platform=NAME` chooses another platform: apply it before the platform's tree is spliced in.
     std::vector<std::string> rest;
@@ -70,9 +74,39 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
             if (!why.empty()) r.error("set_sampling", why);
         }
     }
+    auto kernel = r.child("kernel");
+    e.kernel = read_kernel_config(kernel, cpus);
+    kernel.finish();
+    e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
+    if (!command.empty()) {
+        workloads::parse_command_line(command, cpus); // the tool's own usage error if it is wrong
+        r.consume("workloads");
+        std::string line;
+        for (const auto& w : command) line += (line.empty() ? "" : " ") + w;
+        e.workloads.push_back(line);
+        auto seq = config::config_node::make_sequence({"<command line>", 0, 0});
+        seq.items().push_back(config::config_node::make_scalar(line, {"<command line>", 0, 0}));
+        e.resolved.set("workloads", seq, {"<command line>", 0, 0});
+    } else {
+        e.workloads = r.text_list("workloads");
+        for (std::size_t i = 0; i < e.workloads.size(); ++i) {
+            try {
+                workloads::parse_command_line(workloads::split_command_line(e.workloads[i]), cpus);
+            } catch (const workloads::usage_error& u) {
+                const std::string what = u.what();
+                r.error("workloads",
+                        "workload " + std::to_string(i) + ": " + what.substr(0, what.find('\n')));
+            }
+        }
+    }
     auto probes = r.child("probes");
     e.probes = read_probe_settings(probes, cpus);
     e.probes.seed = e.seed;
+    const bool any_probe = e.probes.latency || e.probes.c2c || e.probes.bandwidth || e.probes.migrate;
+    if (any_probe && !e.workloads.empty())
+        r.error("probes", "an experiment runs either workloads or probes, not both");
+    if (!any_probe && e.workloads.empty())
+        r.error("workloads", "nothing to run: give workload command lines (or probes)");
     r.finish();
     errors.throw_if_any();
     return e;
@@ -88,6 +122,7 @@ std::string default_results_dir() {
 }
 
 int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out) {
+    if (!e.workloads.empty()) return run_workloads(e, out_dir, out);
     fs::create_directories(out_dir);
     {
         std::ofstream cfg(fs::path(out_dir) / "config.yaml");

@@ -1,10 +1,12 @@
-// An experiment file: the platform it runs on (a shipped name or a path), the seed and quantum, and what
-// to run -- for now the hardware probes (workloads and the scheduler come with later issues). Reading
-// it yields the fully resolved configuration, written as config.yaml next to the results.
+// An experiment file: the platform it runs on (a shipped name or a path), the seed and quantum, the
+// kernel (scheduler version, features, tunables), and what to run -- workload command lines run under
+// the simulated kernel, or the hardware probes. Reading it yields the fully resolved configuration,
+// written as config.yaml next to the results.
 #pragma once
 
 #include "platforms/config/config_node.h"
 #include "platforms/platform_params.h"
+#include "scheduler/core/scheduler.h"
 #include "sim/probe_suite.h"
 
 #include <string>
@@ -19,11 +21,17 @@ struct experiment {
     std::uint64_t quantum_ps = 1'000'000;
     unsigned set_sampling = 1;
     probe_suite_settings probes;
-    config::config_node resolved; // every parameter, defaults included
+    scheduler::sched_config kernel;
+    std::vector<std::string> workloads; // command lines, e.g. "hackbench -p -g 10"
+    std::uint64_t duration_ns = 0;      // stop after this much simulated time (0: when the workloads end)
+    config::config_node resolved;       // every parameter, defaults included
 };
 
-// Throws config_error for every problem in the file or the overrides (`dotted.key=value`).
-experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides);
+// Throws config_error for every problem in the file or the overrides (`dotted.key=value`). A non-empty
+// `command` (the words after `--` on the command line) replaces the file's workloads; the caller has
+// checked it with parse_command_line.
+experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides,
+                           const std::vector<std::string>& command = {});
 
 // Runs the experiment: elaborates the machine, runs the probes, prints the report to `out` and writes
 // config.yaml, report.txt and one CSV per probe into `out_dir`. Returns the process exit code.

@@ -7,12 +7,14 @@
 #include "sim/experiment.h"
 #include "sim/probe_suite.h"
 #include "sim/topology_report.h"
+#include "workloads/cli/option_parser.h"
 
 #include <CLI/CLI.hpp>
 #include <systemc>
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 using namespace warmsched;
 
@@ -112,7 +114,17 @@ int run_probe(const probe_cli& c) {
 
 } // namespace
 
-int sc_main(int argc, char* argv[]) {
+int sc_main(int argc_all, char* argv_all[]) {
+    // Everything after "--" is the workload command line, written as the real tool is invoked.
+    std::vector<std::string> command;
+    int argc = argc_all;
+    for (int i = 1; i < argc_all; ++i)
+        if (std::string(argv_all[i]) == "--") {
+            argc = i;
+            command.assign(argv_all + i + 1, argv_all + argc_all);
+            break;
+        }
+    char** argv = argv_all;
     CLI::App app{"warmsched: a SystemC model of multi-core machines with a Linux-faithful scheduler on top"};
     app.require_subcommand(1);
 
@@ -156,9 +168,20 @@ int sc_main(int argc, char* argv[]) {
     std::string experiment_file;
     std::vector<std::string> run_overrides;
     std::string out_dir;
-    auto* run =
-        app.add_subcommand("run", "Run an experiment file (default: configs/experiments/default.yaml)");
+    std::string run_platform, run_kernel;
+    std::vector<std::string> run_features, run_sysctls;
+    std::optional<std::uint64_t> run_seed;
+    auto* run = app.add_subcommand(
+        "run", "Run an experiment file (default: configs/experiments/default.yaml), or the workload given "
+               "after --, e.g.: warmsched run --kernel cfs -- hackbench -p -g 10 -l 100");
     run->add_option("experiment", experiment_file, "Experiment YAML file");
+    run->add_option("--platform", run_platform, "Shipped platform name or path (= -p platform=P)");
+    run->add_option("--kernel", run_kernel, "Scheduler: cfs (Linux v5.15) or eevdf (v6.12, the default)")
+        ->check(CLI::IsMember({"cfs", "eevdf"}));
+    run->add_option("--feature", run_features, "Scheduler feature flag NAME=on|off (repeatable)");
+    run->add_option("--sysctl", run_sysctls,
+                    "Scheduler tunable name=value, e.g. base_slice_ns=3000000 (repeatable)");
+    run->add_option("--seed", run_seed, "Seed of every random choice (= -p seed=N)");
     run->add_option("-p,--param", run_overrides,
                     "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
@@ -178,12 +201,32 @@ int sc_main(int argc, char* argv[]) {
         if (*run) {
             if (experiment_file.empty())
                 experiment_file = platform::configs_dir() + "/experiments/default.yaml";
-            sim::experiment e = sim::read_experiment(experiment_file, run_overrides);
+            std::vector<std::string> o;
+            if (!run_platform.empty()) o.push_back("platform=" + run_platform);
+            if (!run_kernel.empty()) o.push_back("kernel.version=" + run_kernel);
+            for (const auto& f : run_features) {
+                if (f.find('=') == std::string::npos)
+                    throw config::config_error(config::origin{"<command line>", 0, 0}, "--feature",
+                                               "expected NAME=on|off, got '" + f + "'");
+                o.push_back("kernel.features." + f);
+            }
+            for (const auto& s : run_sysctls) {
+                if (s.find('=') == std::string::npos)
+                    throw config::config_error(config::origin{"<command line>", 0, 0}, "--sysctl",
+                                               "expected name=value, got '" + s + "'");
+                o.push_back("kernel.sysctl." + s);
+            }
+            if (run_seed) o.push_back("seed=" + std::to_string(*run_seed));
+            o.insert(o.end(), run_overrides.begin(), run_overrides.end());
+            sim::experiment e = sim::read_experiment(experiment_file, o, command);
             return sim::run_experiment(e, out_dir.empty() ? sim::default_results_dir() : out_dir, std::cout);
         }
     } catch (const config::config_error& e) {
         for (const auto& line : e.lines()) std::cerr << "error: " << line << "\n";
         return 2;
+    } catch (const workloads::usage_error& e) { // the workload's own usage message, as the tool prints it
+        std::cerr << e.what() << "\n";
+        return 1;
     }
     return 0;
 }

@@ -20,7 +20,10 @@ struct runqueue {
     task* curr = nullptr;
     task* idle = nullptr;
     unsigned nr_running = 0; // tasks queued in all classes, curr included
-    nsec clock = 0;          // rq_clock_task: the latest time the scheduler saw on this CPU
+    // Tasks queued here or sleeping after last running here, not exited: fork placement's stand-in for
+    // the blocked load PELT keeps (PELT itself comes with load balancing).
+    unsigned nr_attached = 0;
+    nsec clock = 0; // rq_clock_task: the latest time the scheduler saw on this CPU
     bool need_resched = false;
     cfs_rq cfs;
     rq_sched_stats stats;

@@ -46,7 +46,11 @@ void scheduler::init_idle(task& idle, unsigned cpu) {
 }
 
 void scheduler::set_task_cpu(task& p, unsigned cpu) {
-    if (p.cpu != cpu) ++p.stats.nr_migrations;
+    if (p.cpu != cpu) {
+        ++p.stats.nr_migrations;
+        --rqs_[p.cpu].nr_attached;
+        ++rqs_[cpu].nr_attached;
+    }
     p.cpu = cpu;
 }
 
@@ -72,6 +76,7 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     p.set_nice(p.nice);
     class_of(p).task_fork(rq, p, nullptr);
     p.state = task_state::running;
+    ++rq.nr_attached;
     activate_task(rq, p, ENQUEUE_INITIAL);
     check_preempt_curr(rq, p, WF_FORK);
 }
@@ -96,6 +101,7 @@ unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     child.state = task_state::running;
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
+    ++rq.nr_attached;
     activate_task(rq, child, ENQUEUE_INITIAL);
     check_preempt_curr(rq, child, WF_FORK);
     return cpu;
@@ -183,6 +189,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         prev.stats.sleep_start = rq.clock;
         // A sleeper may stay queued (EEVDF delayed dequeue); an exiting task never does.
         const unsigned special = prev.state == task_state::dead ? DEQUEUE_SPECIAL : 0u;
+        if (prev.state == task_state::dead) --rq.nr_attached;
         class_of(prev).dequeue_task(rq, prev, DEQUEUE_SLEEP | special);
     }
     task& next = pick_next_task(rq, &prev);

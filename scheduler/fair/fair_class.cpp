@@ -34,13 +34,14 @@ nsec fair_class::update_curr_se(runqueue& rq, sched_entity& curr) {
 unsigned fair_class::find_idlest_cpu(const task& p, unsigned near) const {
     const cpu_layout& l = core_.layout();
     unsigned best = near;
-    std::tuple<unsigned, int, int, unsigned> best_key{~0u, 0, 0, 0};
+    std::tuple<unsigned, unsigned, int, int, unsigned> best_key{~0u, 0, 0, 0, 0};
     for (unsigned c = 0; c < core_.num_cpus(); ++c) {
         if (!p.allowed_on(c)) continue;
         bool idle_core = true;
         for (unsigned s : l.siblings[c]) idle_core = idle_core && core_.rq(s).is_idle();
-        const std::tuple<unsigned, int, int, unsigned> key{core_.rq(c).nr_running, idle_core ? 0 : 1,
-                                                           l.share_cache(c, near) ? 0 : 1, c};
+        const std::tuple<unsigned, unsigned, int, int, unsigned> key{
+            core_.rq(c).nr_running, core_.rq(c).nr_attached, idle_core ? 0 : 1,
+            l.share_cache(c, near) ? 0 : 1, c};
         if (key < best_key) best_key = key, best = c;
     }
     return best;

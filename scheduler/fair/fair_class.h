@@ -41,8 +41,8 @@ protected:
         q.load -= se.weight;
         --q.nr_running;
     }
-    // The least loaded allowed CPU (fewest queued tasks; then on an idle core; then sharing the LLC
-    // with `near`; then the lowest number).
+    // The least loaded allowed CPU: fewest queued tasks; then fewest attached (sleeping) tasks; then
+    // on an idle core; then sharing the LLC with `near`; then the lowest number.
     unsigned find_idlest_cpu(const task& p, unsigned near) const;
 
     scheduler& core_;

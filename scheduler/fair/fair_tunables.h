@@ -22,9 +22,12 @@ struct fair_tunables {
         while (n >>= 1) ++log;
         return 1 + log;
     }
-    // The kernel's defaults for a machine with `ncpus` online CPUs.
-    static fair_tunables defaults(unsigned ncpus) {
-        const unsigned f = scaling_factor(ncpus);
+    // The kernel's defaults for a machine with `ncpus` online CPUs. `scaling`: tunable_scaling, 0 none
+    // (f = 1), 1 log (the default), 2 linear (f = min(ncpus, 8)).
+    static fair_tunables defaults(unsigned ncpus, unsigned scaling = 1) {
+        const unsigned f = scaling == 0   ? 1
+                           : scaling == 2 ? std::max(1u, std::min(ncpus, 8u))
+                                          : scaling_factor(ncpus);
         fair_tunables t;
         t.latency_ns *= f;
         t.min_granularity_ns *= f;

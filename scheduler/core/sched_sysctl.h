@@ -1,0 +1,46 @@
+// The fair class's tunables as the kernel exposes them (debugfs /sys/kernel/debug/sched/* since v5.13,
+// and the kernel.sched_child_runs_first sysctl of v5.15), by name, with the kernels that have each.
+// Values are raw nanoseconds, as written to debugfs; tunable_scaling (0 none, 1 log, 2 linear)
+// re-derives the CPU-scaled defaults before explicit values are applied.
+#pragma once
+
+#include "scheduler/core/scheduler.h"
+
+#include <string>
+#include <vector>
+
+namespace warmsched::scheduler {
+
+struct sched_sysctl {
+    const char* name;
+    bool in_cfs, in_eevdf;
+    long long min, max;
+    const char* description;
+};
+
+inline const std::vector<sched_sysctl>& sched_sysctls() {
+    static const std::vector<sched_sysctl> table = {
+        {"latency_ns", true, false, 100'000, 1'000'000'000, "CFS targeted preemption latency (period)"},
+        {"min_granularity_ns", true, false, 100'000, 1'000'000'000, "CFS minimum slice"},
+        {"wakeup_granularity_ns", true, false, 0, 1'000'000'000, "CFS wakeup preemption granularity"},
+        {"base_slice_ns", false, true, 100'000, 100'000'000, "EEVDF base slice (request size)"},
+        {"migration_cost_ns", true, true, 0, 1'000'000'000, "cache-hot window of task_hot"},
+        {"sched_child_runs_first", true, false, 0, 1, "a forked child runs before its parent"},
+    };
+    return table;
+}
+
+// Applies name=value to `c` (the value already range-checked against the table).
+inline void apply_sysctl(sched_config& c, const std::string& name, long long value) {
+    fair_tunables& t = c.tunables;
+    const auto v = static_cast<nsec>(value);
+    if (name == "latency_ns") t.latency_ns = v;
+    if (name == "min_granularity_ns") t.min_granularity_ns = v;
+    if (name == "wakeup_granularity_ns") t.wakeup_granularity_ns = v;
+    if (name == "base_slice_ns") t.base_slice_ns = v;
+    if (name == "migration_cost_ns") t.migration_cost_ns = v;
+    if (name == "sched_child_runs_first") c.child_runs_first = value != 0;
+    if (t.min_granularity_ns > 0) t.nr_latency = static_cast<unsigned>(t.latency_ns / t.min_granularity_ns);
+}
+
+} // namespace warmsched::scheduler

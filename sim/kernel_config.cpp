@@ -1,0 +1,63 @@
+// Reading the kernel section; see kernel_config.h.
+#include "sim/kernel_config.h"
+
+#include "scheduler/core/sched_sysctl.h"
+
+namespace warmsched::sim {
+
+using scheduler::kernel_version;
+
+scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned ncpus) {
+    const std::string v = r.choice("version", {"eevdf", "cfs"}, "eevdf");
+    const kernel_version k = v == "cfs" ? kernel_version::cfs_v5_15 : kernel_version::eevdf_v6_12;
+    const char* this_kernel = k == kernel_version::cfs_v5_15 ? "cfs (v5.15)" : "eevdf (v6.12)";
+    const char* other_kernel = k == kernel_version::cfs_v5_15 ? "eevdf (v6.12)" : "cfs (v5.15)";
+    auto c = scheduler::sched_config::defaults(k, ncpus);
+    c.hz = static_cast<unsigned>(r.integer("hz", 250, 100, 1000));
+    if (c.hz != 100 && c.hz != 250 && c.hz != 300 && c.hz != 1000)
+        r.error("hz", "must be 100, 250, 300 or 1000");
+
+    auto f = r.child("features");
+    const scheduler::sched_features other(k == kernel_version::cfs_v5_15 ? kernel_version::eevdf_v6_12
+                                                                         : kernel_version::cfs_v5_15);
+    for (int i = 0; i < static_cast<int>(scheduler::feature::count); ++i) {
+        const auto feat = static_cast<scheduler::feature>(i);
+        const std::string name = scheduler::sched_features::name(feat);
+        if (c.features.exists(feat)) {
+            c.features.set(name, f.boolean(name, c.features[feat]));
+        } else if (f.has(name)) {
+            f.consume(name);
+            f.error(name, std::string("no such feature in ") + this_kernel +
+                              (other.exists(feat) ? std::string("; it exists in ") + other_kernel : ""));
+        }
+    }
+    f.finish();
+
+    auto s = r.child("sysctl");
+    const long long scaling = s.integer("tunable_scaling", 1, 0, 2);
+    c.tunables = scheduler::fair_tunables::defaults(ncpus, static_cast<unsigned>(scaling));
+    for (const auto& t : scheduler::sched_sysctls()) {
+        const bool here = k == kernel_version::cfs_v5_15 ? t.in_cfs : t.in_eevdf;
+        if (!here) {
+            if (s.has(t.name)) {
+                s.consume(t.name);
+                s.error(t.name,
+                        std::string("no such tunable in ") + this_kernel + "; it exists in " + other_kernel);
+            }
+            continue;
+        }
+        long long def = 0;
+        const std::string n = t.name;
+        if (n == "latency_ns") def = static_cast<long long>(c.tunables.latency_ns);
+        if (n == "min_granularity_ns") def = static_cast<long long>(c.tunables.min_granularity_ns);
+        if (n == "wakeup_granularity_ns") def = static_cast<long long>(c.tunables.wakeup_granularity_ns);
+        if (n == "base_slice_ns") def = static_cast<long long>(c.tunables.base_slice_ns);
+        if (n == "migration_cost_ns") def = static_cast<long long>(c.tunables.migration_cost_ns);
+        if (n == "sched_child_runs_first") def = c.child_runs_first ? 1 : 0;
+        scheduler::apply_sysctl(c, n, s.integer(n, def, t.min, t.max));
+    }
+    s.finish();
+    return c;
+}
+
+} // namespace warmsched::sim

@@ -1,0 +1,136 @@
+// Run summary and stats.txt; see run_summary.h.
+#include "sim/run_summary.h"
+
+#include "workloads/kernel/cpu_executor.h"
+
+#include <cstdio>
+#include <string>
+
+namespace warmsched::sim {
+
+using models::mem_source;
+
+run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
+    run_totals t;
+    for (const auto& kt : k.tasks()) {
+        const auto& s = kt->t.stats;
+        t.voluntary += s.nr_voluntary_switches;
+        t.involuntary += s.nr_involuntary_switches;
+        t.migrations += s.nr_migrations;
+        t.wakeups += s.nr_wakeups;
+        t.wakeups_remote += s.nr_wakeups_remote;
+        t.wakeups_sync += s.nr_wakeups_sync;
+        t.user_s += static_cast<double>(kt->utime) / 1e9;
+        t.busy_s += static_cast<double>(kt->t.se.sum_exec_runtime) / 1e9;
+    }
+    t.forks = k.forks();
+    for (unsigned c = 0; c < m.num_cpus(); ++c) {
+        t.switches += k.sched().rq(c).nr_switches;
+        const auto& e = k.executor(c).stats();
+        t.ipis += e.ipis;
+        t.idle_exits += e.idle_exits;
+        t.ticks += e.ticks;
+        t.idle_s += static_cast<double>(e.idle_ns) / 1e9;
+        const auto& hs = m.cpu(c).stats();
+        for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
+            t.accesses[i] += hs.accesses[i];
+            t.total_accesses += hs.accesses[i];
+        }
+    }
+    return t;
+}
+
+namespace {
+std::uint64_t at(const run_totals& t, mem_source s) {
+    return t.accesses[static_cast<int>(s)];
+}
+std::string pct(std::uint64_t part, std::uint64_t whole) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%",
+                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return b;
+}
+} // namespace
+
+void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
+                       double wall_s, std::uint64_t seed) {
+    const run_totals t = run_totals::of(k, m);
+    const auto& cfg = k.sched().config();
+    char b[256];
+    out << "\n--- warmsched: " << m.platform().name << " (" << m.num_cpus() << " CPUs), "
+        << (cfg.kernel == scheduler::kernel_version::cfs_v5_15 ? "CFS (Linux v5.15)" : "EEVDF (Linux v6.12)")
+        << ", HZ=" << cfg.hz << ", seed " << seed << "\n";
+    std::snprintf(b, sizeof b, "simulated %.6f s in %.2f s wall (%.4f simulated s per wall s)\n", sim_s,
+                  wall_s, wall_s > 0 ? sim_s / wall_s : 0.0);
+    out << b;
+    std::snprintf(b, sizeof b, "%-18s %12llu  (voluntary %llu, involuntary %llu)\n", "context switches",
+                  static_cast<unsigned long long>(t.switches), static_cast<unsigned long long>(t.voluntary),
+                  static_cast<unsigned long long>(t.involuntary));
+    out << b;
+    std::snprintf(b, sizeof b, "%-18s %12llu  (forks %llu)\n", "migrations",
+                  static_cast<unsigned long long>(t.migrations), static_cast<unsigned long long>(t.forks));
+    out << b;
+    std::snprintf(b, sizeof b, "%-18s %12llu  (to another CPU %s, sync %s; IPIs %llu, idle exits %llu)\n",
+                  "wakeups", static_cast<unsigned long long>(t.wakeups),
+                  pct(t.wakeups_remote, t.wakeups).c_str(), pct(t.wakeups_sync, t.wakeups).c_str(),
+                  static_cast<unsigned long long>(t.ipis), static_cast<unsigned long long>(t.idle_exits));
+    out << b;
+    std::snprintf(b, sizeof b, "%-18s user %.4f s, system %.4f s, idle %.4f s (%u CPUs x %.4f s)\n",
+                  "CPU time", t.user_s, t.busy_s - t.user_s, t.idle_s, m.num_cpus(), sim_s);
+    out << b;
+    const std::uint64_t n = t.total_accesses;
+    const std::uint64_t l1 = at(t, mem_source::l1), l2 = at(t, mem_source::l2);
+    const std::uint64_t own_llc = at(t, mem_source::llc) + at(t, mem_source::peer_cache);
+    const std::uint64_t other_llc = at(t, mem_source::remote_llc) + at(t, mem_source::remote_socket);
+    const std::uint64_t mem = at(t, mem_source::local_memory) + at(t, mem_source::remote_memory);
+    std::snprintf(b, sizeof b, "%-18s %12llu  (L1 %s, L2 %s, own L3 %s, other L3 %s, DRAM %s)\n",
+                  "memory accesses", static_cast<unsigned long long>(n), pct(l1, n).c_str(),
+                  pct(l2, n).c_str(), pct(own_llc, n).c_str(), pct(other_llc, n).c_str(),
+                  pct(mem, n).c_str());
+    out << b;
+    std::snprintf(b, sizeof b, "%-18s L1d %llu, L2 %llu, L3 %llu (served by another L3 %llu, by DRAM %llu)\n",
+                  "cache misses", static_cast<unsigned long long>(n - l1),
+                  static_cast<unsigned long long>(n - l1 - l2),
+                  static_cast<unsigned long long>(other_llc + mem),
+                  static_cast<unsigned long long>(other_llc), static_cast<unsigned long long>(mem));
+    out << b;
+}
+
+void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s) {
+    const run_totals t = run_totals::of(k, m);
+    auto stat = [&](const std::string& name, double v, const char* desc) {
+        char b[256];
+        std::snprintf(b, sizeof b, "%-40s %14.6g   # %s\n", name.c_str(), v, desc);
+        out << b;
+    };
+    out << "\n---------- Begin Simulation Statistics ----------\n";
+    stat("simSeconds", sim_s, "Number of seconds simulated (Second)");
+    stat("kernel.contextSwitches", static_cast<double>(t.switches), "context switches, all CPUs (Count)");
+    stat("kernel.voluntarySwitches", static_cast<double>(t.voluntary),
+         "switches away from a blocking task (Count)");
+    stat("kernel.involuntarySwitches", static_cast<double>(t.involuntary), "preemptions and yields (Count)");
+    stat("kernel.migrations", static_cast<double>(t.migrations), "task moves between CPUs (Count)");
+    stat("kernel.wakeups", static_cast<double>(t.wakeups), "try_to_wake_up that woke a task (Count)");
+    stat("kernel.wakeupsRemote", static_cast<double>(t.wakeups_remote), "wakeups onto another CPU (Count)");
+    stat("kernel.forks", static_cast<double>(t.forks), "tasks created by fork/clone (Count)");
+    stat("kernel.ipis", static_cast<double>(t.ipis), "reschedule IPIs received (Count)");
+    for (unsigned c = 0; c < m.num_cpus(); ++c) {
+        const std::string p = "system.cpu" + std::to_string(c) + ".";
+        const auto& rq = k.sched().rq(c);
+        const auto& e = k.executor(c).stats();
+        stat(p + "contextSwitches", static_cast<double>(rq.nr_switches), "context switches (Count)");
+        stat(p + "idleSeconds", static_cast<double>(e.idle_ns) / 1e9, "time idle (Second)");
+        stat(p + "ticks", static_cast<double>(e.ticks), "scheduler ticks (Count)");
+        const auto& hs = m.cpu(c).stats();
+        std::uint64_t total = 0;
+        for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
+            total += hs.accesses[i];
+            stat(p + "accesses::" + models::to_string(static_cast<mem_source>(i)),
+                 static_cast<double>(hs.accesses[i]), "accesses served by this level (Count)");
+        }
+        stat(p + "accesses::total", static_cast<double>(total), "memory accesses (Count)");
+    }
+    out << "\n---------- End Simulation Statistics   ----------\n";
+}
+
+} // namespace warmsched::sim

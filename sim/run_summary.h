@@ -1,0 +1,28 @@
+// What every workload run prints after the tools' own output: where and how it ran (platform, kernel,
+// seed, simulated vs wall time), and what the scheduler and the caches did -- context switches,
+// migrations, wakeups, IPIs, CPU time, and memory accesses by the level that served them (with the
+// misses per cache level). Also written as gem5-style stats.txt.
+#pragma once
+
+#include "models/system/machine.h"
+#include "workloads/kernel/sim_kernel.h"
+
+#include <ostream>
+
+namespace warmsched::sim {
+
+struct run_totals {
+    std::uint64_t switches = 0, voluntary = 0, involuntary = 0, migrations = 0;
+    std::uint64_t wakeups = 0, wakeups_remote = 0, wakeups_sync = 0, forks = 0;
+    std::uint64_t ipis = 0, idle_exits = 0, ticks = 0;
+    double user_s = 0, busy_s = 0, idle_s = 0;
+    std::array<std::uint64_t, static_cast<int>(models::mem_source::count)> accesses{};
+    std::uint64_t total_accesses = 0;
+    static run_totals of(const workloads::sim_kernel& k, models::machine& m);
+};
+
+void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
+                       double wall_s, std::uint64_t seed);
+void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s);
+
+} // namespace warmsched::sim

@@ -1,0 +1,15 @@
+// Running an experiment's workloads: elaborates the machine and the simulated kernel, starts each
+// workload command line, simulates until they finish (or the experiment's duration), then prints the
+// tools' own output and the run summary, and writes config.yaml, report.txt and stats.txt.
+#pragma once
+
+#include "sim/experiment.h"
+
+#include <ostream>
+#include <string>
+
+namespace warmsched::sim {
+
+int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out);
+
+} // namespace warmsched::sim

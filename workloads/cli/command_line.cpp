@@ -1,0 +1,94 @@
+// Workload command lines; see command_line.h.
+#include "workloads/cli/command_line.h"
+
+#include "workloads/bench/messaging.h"
+#include "workloads/bench/sched_pipe.h"
+
+#include <sstream>
+
+namespace warmsched::workloads {
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& a : v) s += (s.empty() ? "" : " ") + a;
+    return s;
+}
+} // namespace
+
+std::vector<std::string> split_command_line(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool in_word = false;
+    char quote = 0;
+    for (char c : line) {
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else
+                cur += c;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            in_word = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) out.push_back(cur);
+            cur.clear();
+            in_word = false;
+        } else {
+            cur += c;
+            in_word = true;
+        }
+    }
+    if (in_word) out.push_back(cur);
+    return out;
+}
+
+bool parse_cpu_list(const std::string& text, unsigned ncpus, std::vector<bool>& mask) {
+    mask.assign(ncpus, false);
+    std::stringstream ss(text);
+    std::string part;
+    bool any = false;
+    while (std::getline(ss, part, ',')) {
+        const std::size_t dash = part.find('-');
+        long long lo = 0, hi = 0;
+        if (dash == std::string::npos) {
+            if (!parse_int(part, 0, ncpus - 1, lo)) return false;
+            hi = lo;
+        } else if (!parse_int(part.substr(0, dash), 0, ncpus - 1, lo) ||
+                   !parse_int(part.substr(dash + 1), 0, ncpus - 1, hi) || hi < lo) {
+            return false;
+        }
+        for (long long c = lo; c <= hi; ++c) mask[static_cast<std::size_t>(c)] = true;
+        any = true;
+    }
+    return any;
+}
+
+workload_command parse_command_line(const std::vector<std::string>& argv, unsigned ncpus) {
+    workload_command wc;
+    std::vector<std::string> a = argv;
+    const std::string command = join(argv);
+    if (!a.empty() && a[0] == "taskset") {
+        const std::string usage = "Usage: taskset -c <cpu-list> <command> [<arg>...]";
+        if (a.size() < 4 || a[1] != "-c")
+            throw usage_error("taskset: expected -c <cpu-list> and a command\n" + usage);
+        if (!parse_cpu_list(a[2], ncpus, wc.allowed))
+            throw usage_error("taskset: failed to parse CPU list: " + a[2] + " (this machine has CPUs 0-" +
+                              std::to_string(ncpus - 1) + ")\n" + usage);
+        a.erase(a.begin(), a.begin() + 3);
+    }
+    if (!a.empty() && a[0] == "hackbench") {
+        wc.w = messaging::from_hackbench({a.begin() + 1, a.end()}, command);
+    } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "messaging") {
+        wc.w = messaging::from_perf({a.begin() + 4, a.end()}, command);
+    } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "pipe") {
+        wc.w = sched_pipe::from_perf({a.begin() + 4, a.end()}, command);
+    } else {
+        throw usage_error("warmsched: unknown workload '" + join(a) +
+                          "'; known: hackbench, perf bench sched messaging, perf bench sched pipe "
+                          "(optionally behind taskset -c CPUS)");
+    }
+    return wc;
+}
+
+} // namespace warmsched::workloads
