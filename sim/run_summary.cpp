@@ -30,7 +30,7 @@ run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
         t.ipis += e.ipis;
         t.idle_exits += e.idle_exits;
         t.ticks += e.ticks;
-        t.idle_s += static_cast<double>(e.idle_ns) / 1e9;
+        t.idle_s += static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9;
         const auto& hs = m.cpu(c).stats();
         for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
             t.accesses[i] += hs.accesses[i];
@@ -53,15 +53,14 @@ std::string pct(std::uint64_t part, std::uint64_t whole) {
 } // namespace
 
 void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
-                       double wall_s, std::uint64_t seed) {
+                       std::uint64_t seed) {
     const run_totals t = run_totals::of(k, m);
     const auto& cfg = k.sched().config();
     char b[256];
     out << "\n--- warmsched: " << m.platform().name << " (" << m.num_cpus() << " CPUs), "
         << (cfg.kernel == scheduler::kernel_version::cfs_v5_15 ? "CFS (Linux v5.15)" : "EEVDF (Linux v6.12)")
         << ", HZ=" << cfg.hz << ", seed " << seed << "\n";
-    std::snprintf(b, sizeof b, "simulated %.6f s in %.2f s wall (%.4f simulated s per wall s)\n", sim_s,
-                  wall_s, wall_s > 0 ? sim_s / wall_s : 0.0);
+    std::snprintf(b, sizeof b, "%-18s %.6f s\n", "simulated time", sim_s);
     out << b;
     std::snprintf(b, sizeof b, "%-18s %12llu  (voluntary %llu, involuntary %llu)\n", "context switches",
                   static_cast<unsigned long long>(t.switches), static_cast<unsigned long long>(t.voluntary),
@@ -119,7 +118,9 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
         const auto& rq = k.sched().rq(c);
         const auto& e = k.executor(c).stats();
         stat(p + "contextSwitches", static_cast<double>(rq.nr_switches), "context switches (Count)");
-        stat(p + "idleSeconds", static_cast<double>(e.idle_ns) / 1e9, "time idle (Second)");
+        stat(p + "idleSeconds",
+             static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9,
+             "time idle (Second)");
         stat(p + "ticks", static_cast<double>(e.ticks), "scheduler ticks (Count)");
         const auto& hs = m.cpu(c).stats();
         std::uint64_t total = 0;

@@ -164,3 +164,130 @@ TEST_CASE("the same configuration and seed give byte-identical results") {
     CHECK(s.str().find("node_per: socket") !=
           std::string::npos); // sections checked across keys stay resolved
 }
+
+TEST_CASE("hackbench after -- prints what rt-tests hackbench prints then the run summary") {
+    const auto out = fs::temp_directory_path() / "warmsched-hackbench-out";
+    const auto r = run("run --out " + out.string() + " -- hackbench -p -g 2 -l 10");
+    CHECK(r.status == 0);
+    CHECK(r.out.rfind("Running in process mode with 2 groups using 40 file descriptors each (== 80 tasks)\n"
+                      "Each sender will pass 10 messages of 100 bytes\nTime: 0.",
+                      0) == 0);
+    CHECK(r.out.find("--- warmsched: zen3-5950x (32 CPUs), EEVDF (Linux v6.12), HZ=250, seed 1") !=
+          std::string::npos);
+    for (const char* line : {"context switches", "migrations", "wakeups", "cache misses       L1d"})
+        CHECK(r.out.find(line) != std::string::npos);
+    CHECK(fs::exists(out / "stats.txt"));
+    CHECK(r.err.find("simulated s per wall s") != std::string::npos);
+}
+
+TEST_CASE("perf bench sched messaging prints perf's lines") {
+    const auto r = run("run --out " + (fs::temp_directory_path() / "warmsched-perf-out").string() +
+                       " --kernel cfs -- perf bench sched messaging -p -t -g 1 -l 10");
+    CHECK(r.status == 0);
+    CHECK(r.out.rfind("# Running 'sched/messaging' benchmark:\n# 20 sender and receiver threads per group\n"
+                      "# 1 groups == 40 threads run\n\n     Total time: 0.",
+                      0) == 0);
+    CHECK(r.out.find("CFS (Linux v5.15)") != std::string::npos);
+}
+
+TEST_CASE("a bad workload command line gets the real tool's usage message and a non-zero exit") {
+    const std::string out = " --out " + (fs::temp_directory_path() / "warmsched-usage-out").string();
+    SECTION("an unknown hackbench option") {
+        const auto r = run("run" + out + " -- hackbench -p -x");
+        CHECK(r.status == 1);
+        CHECK(r.err.rfind("hackbench: invalid option -- 'x'\nUsage: hackbench [-p|--pipe]", 0) == 0);
+        CHECK(r.out.empty());
+    }
+    SECTION("a bad hackbench value") {
+        const auto r = run("run" + out + " -- hackbench --loops 0");
+        CHECK(r.status == 1);
+        CHECK(r.err.rfind("hackbench: --loops|-l requires an integer > 0\n", 0) == 0);
+    }
+    SECTION("an unknown perf switch") {
+        const auto r = run("run" + out + " -- perf bench sched messaging --grop 2");
+        CHECK(r.status == 1);
+        CHECK(r.err.rfind(" Error: unknown option `grop'\n", 0) == 0);
+        CHECK(r.err.find("Usage: perf bench sched messaging <options>") != std::string::npos);
+    }
+    SECTION("taskset with a CPU the machine does not have") {
+        const auto r = run("run" + out + " -- taskset -c 40 hackbench");
+        CHECK(r.status == 1);
+        CHECK(r.err.find("taskset: failed to parse CPU list: 40") != std::string::npos);
+    }
+    SECTION("an unknown tool") {
+        const auto r = run("run" + out + " -- schbench -m 2");
+        CHECK(r.status == 1);
+        CHECK(r.err.find("unknown workload 'schbench -m 2'") != std::string::npos);
+    }
+    SECTION("a bad workload in an experiment file is a one-line configuration error") {
+        const auto f =
+            write("warmsched-bad-workload.yaml", "platform: zen3-5950x\nworkloads:\n  - hackbench -q\n");
+        const auto r = run("run " + f.string() + out);
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(f.string() + ":3:3: workloads: workload 0: hackbench: invalid option -- 'q'") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("scheduler features and tunables are checked by name and range") {
+    const std::string out = " --out " + (fs::temp_directory_path() / "warmsched-kernel-out").string();
+    SECTION("an unknown feature") {
+        const auto r = run("run" + out + " --feature RUN_TO_PARTY=off -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("kernel.features.RUN_TO_PARTY: unknown key") != std::string::npos);
+    }
+    SECTION("a feature of the other kernel") {
+        const auto r = run("run" + out + " --kernel cfs --feature RUN_TO_PARITY=off -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("kernel.features.RUN_TO_PARITY: no such feature in cfs (v5.15); it exists in eevdf "
+                         "(v6.12)") != std::string::npos);
+    }
+    SECTION("a tunable out of range") {
+        const auto r = run("run" + out + " --sysctl base_slice_ns=5 -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("kernel.sysctl.base_slice_ns: 5 is out of range") != std::string::npos);
+    }
+    SECTION("a feature value that is not on or off") {
+        const auto r = run("run" + out + " --feature NEXT_BUDDY=maybe -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("kernel.features.NEXT_BUDDY: expected true or false, got 'maybe'") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("the resolved configuration lists every feature flag and tunable of the kernel run") {
+    const auto out = fs::temp_directory_path() / "warmsched-resolved-kernel";
+    const auto r =
+        run("run --out " + out.string() +
+            " --kernel cfs --feature NEXT_BUDDY=on --sysctl latency_ns=12000000 -- hackbench -g 1 -l 5");
+    REQUIRE(r.status == 0);
+    std::ifstream cfg(out / "config.yaml");
+    std::stringstream s;
+    s << cfg.rdbuf();
+    for (const char* line : {"version: cfs", "NEXT_BUDDY: true", "GENTLE_FAIR_SLEEPERS: true",
+                             "latency_ns: 12000000", "min_granularity_ns: 3000000", "- hackbench -g 1 -l 5"})
+        CHECK(s.str().find(line) != std::string::npos);
+    CHECK(s.str().find("RUN_TO_PARITY") == std::string::npos);
+}
+
+TEST_CASE("a hackbench run is byte-identical for the same configuration and seed") {
+    const fs::path a = fs::temp_directory_path() / "warmsched-hb-a",
+                   b = fs::temp_directory_path() / "warmsched-hb-b";
+    fs::remove_all(a);
+    fs::remove_all(b);
+    const std::string cmd = " --seed 3 -- hackbench -g 2 -l 20";
+    const auto ra = run("run --out " + a.string() + cmd), rb = run("run --out " + b.string() + cmd);
+    REQUIRE(ra.status == 0);
+    REQUIRE(rb.status == 0);
+    CHECK(ra.out.substr(0, ra.out.find("results:")) == rb.out.substr(0, rb.out.find("results:")));
+    for (const char* f : {"config.yaml", "report.txt", "stats.txt"}) {
+        INFO(f);
+        std::ifstream fa(a / f), fb(b / f);
+        std::stringstream sa, sb;
+        sa << fa.rdbuf();
+        sb << fb.rdbuf();
+        CHECK(!sa.str().empty());
+        CHECK(sa.str() == sb.str());
+    }
+}

@@ -122,6 +122,8 @@ void cpu_executor::reschedule(bool preempt) {
 void cpu_executor::idle() {
     h_.sync();
     const ps_t start = h_.now();
+    idling_ = true;
+    idle_start_ = start;
     // Wake for a kick, or at the next timer or pending IPI (a zero-delay notification, e.g. from the SMT
     // sibling, replaces a pending timed one, so the IPI time is waited for explicitly).
     ps_t until = ~ps_t{0};
@@ -132,6 +134,7 @@ void cpu_executor::idle() {
     else
         sc_core::wait(models::ps_time(until > start ? until - start : 0), wake_);
     const ps_t end = sc_core::sc_time_stamp().value();
+    idling_ = false;
     stats_.idle_ns += ns(end - start);
     const bool interrupted =
         (ipi_pending_ && end >= ipi_at_) || (!timers_.empty() && std::get<0>(timers_.top()) <= end);

@@ -45,6 +45,10 @@ public:
     bool busy() const { return busy_; }
     models::ps_t now() const { return h_.now(); }
     const cpu_executor_stats& stats() const { return stats_; }
+    // Idle time up to SystemC time `now_ps`, including an idle period still in progress.
+    scheduler::nsec idle_ns(models::ps_t now_ps) const {
+        return stats_.idle_ns + (idling_ && now_ps > idle_start_ ? ns(now_ps - idle_start_) : 0);
+    }
 
 private:
     void main();
@@ -76,6 +80,8 @@ private:
     sc_core::sc_event wake_;
     models::ps_t tick_ps_, next_tick_ = 0;
     bool busy_ = false;
+    bool idling_ = false; // waiting in idle() since idle_start_
+    models::ps_t idle_start_ = 0;
     bool ipi_pending_ = false;
     models::ps_t ipi_at_ = 0;
     const void* loaded_mm_ = nullptr; // address space in the MMU (kept across idle: lazy TLB)
