@@ -266,7 +266,7 @@ TEST_CASE("the resolved configuration lists every feature flag and tunable of th
     std::stringstream s;
     s << cfg.rdbuf();
     for (const char* line : {"version: cfs", "NEXT_BUDDY: true", "GENTLE_FAIR_SLEEPERS: true",
-                             "latency_ns: 12000000", "min_granularity_ns: 3000000", "- hackbench -g 1 -l 5"})
+                             "latency_ns: 12000000", "min_granularity_ns: 3000000", "workloads: [hackbench -g 1 -l 5]"})
         CHECK(s.str().find(line) != std::string::npos);
     CHECK(s.str().find("RUN_TO_PARITY") == std::string::npos);
 }

@@ -17,10 +17,10 @@ struct startup {
     futex_word* gate;
 };
 
-class receiver final : public program {
+class receiver final : public copyable_program<receiver> {
 public:
-    receiver(startup s, channel& in, unsigned datasize, std::uint64_t packets)
-        : s_(s), in_(in), datasize_(datasize), packets_(packets) {}
+    receiver(startup s, channel& in, unsigned datasize, std::uint64_t packets, messaging::result& r)
+        : s_(s), in_(in), datasize_(datasize), packets_(packets), r_(r) {}
     op next(program_context& ctx) override {
         switch (phase_) {
         case 0:
@@ -37,6 +37,7 @@ public:
             if (done_ >= datasize_) {
                 done_ = 0;
                 ++received_;
+                ++r_.messages;
             }
         }
         if (received_ == packets_) return op::exit();
@@ -48,10 +49,11 @@ private:
     channel& in_;
     unsigned datasize_;
     std::uint64_t packets_, received_ = 0, done_ = 0;
+    messaging::result& r_;
     int phase_ = 0;
 };
 
-class sender final : public program {
+class sender final : public copyable_program<sender> {
 public:
     sender(startup s, std::vector<channel*> out, unsigned datasize, unsigned loops)
         : s_(s), out_(std::move(out)), datasize_(datasize), loops_(loops) {}
@@ -80,7 +82,7 @@ private:
     int phase_ = 0;
 };
 
-class messaging_main final : public program {
+class messaging_main final : public copyable_program<messaging_main> {
 public:
     messaging_main(const messaging_options& o, sim_kernel& k, std::shared_ptr<messaging::result> r)
         : o_(o), r_(std::move(r)) {
@@ -96,7 +98,7 @@ public:
                 spec->comm = "hackbench";
                 spec->thread = o.threads;
                 spec->body = std::make_shared<receiver>(s, *chans.back(), o.datasize,
-                                                        static_cast<std::uint64_t>(o.fds) * o.loops);
+                                                        static_cast<std::uint64_t>(o.fds) * o.loops, *r_);
                 spawns_.push_back(spec);
             }
             for (unsigned i = 0; i < o.fds; ++i) {

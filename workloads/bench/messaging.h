@@ -45,7 +45,9 @@ public:
     struct result {
         bool done = false;
         std::uint64_t start_ns = 0, stop_ns = 0;
+        std::uint64_t messages = 0; // received in full
     };
+    const result& outcome() const { return *result_; }
 
 private:
     messaging_options o_;

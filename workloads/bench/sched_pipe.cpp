@@ -11,7 +11,7 @@ namespace warmsched::workloads {
 namespace {
 
 // One end of the ping-pong: end 0 reads first, end 1 writes first (perf's worker_thread).
-class pipe_end final : public program {
+class pipe_end final : public copyable_program<pipe_end> {
 public:
     pipe_end(int nr, channel& in, channel& out, long long loops)
         : nr_(nr), in_(in), out_(out), loops_(loops) {}
@@ -30,7 +30,7 @@ private:
 
 // Main: times the run. Process mode: forks the peer (end 0), runs end 1 itself, then waits.
 // Threaded: creates both ends as threads and waits.
-class pipe_main final : public program {
+class pipe_main final : public copyable_program<pipe_main> {
 public:
     pipe_main(sim_kernel& k, long long loops, bool threaded, std::shared_ptr<sched_pipe::result> r)
         : threaded_(threaded), r_(std::move(r)) {

@@ -26,7 +26,7 @@ struct spawn_spec {
     scheduler::sched_policy policy = scheduler::sched_policy::normal;
     std::vector<bool> allowed; // empty: inherits the parent's affinity
     scheduler::nsec custom_slice = 0;
-    std::shared_ptr<program> body;
+    std::shared_ptr<program> body; // each task created from the spec runs its own clone
 };
 
 enum class op_kind {
@@ -116,6 +116,17 @@ class program {
 public:
     virtual ~program() = default;
     virtual op next(program_context& ctx) = 0;
+    // A new task gets its own copy of the program it is created with, as fork copies memory: one
+    // spawn_spec can be forked many times.
+    virtual std::shared_ptr<program> clone() const = 0;
+};
+
+// clone() for a program class that can be copied.
+template <class Derived> class copyable_program : public program {
+public:
+    std::shared_ptr<program> clone() const override {
+        return std::make_shared<Derived>(static_cast<const Derived&>(*this));
+    }
 };
 
 } // namespace warmsched::workloads

@@ -8,7 +8,7 @@
 
 namespace warmsched::workloads {
 
-class scripted_program final : public program {
+class scripted_program final : public copyable_program<scripted_program> {
 public:
     // loops < 0: forever.
     explicit scripted_program(std::vector<op> ops, long loops = 1) : ops_(std::move(ops)), loops_(loops) {}

@@ -70,7 +70,7 @@ kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
     t.allowed = !s.allowed.empty() || !parent ? s.allowed : parent->t.allowed;
     t.se.custom_slice = s.custom_slice;
     t.program = &k;
-    k.prog = s.body;
+    k.prog = s.body->clone();
     if (s.thread && parent) {
         k.mm = parent->mm;
         t.tgid = parent->t.tgid;

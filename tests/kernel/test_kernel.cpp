@@ -1,0 +1,145 @@
+// The simulated kernel's mechanisms, on the 8-CPU mini platform (1 GHz, base CPI 1: 1e6 instructions
+// = 1 ms): pipe and socket buffer limits, timers, futexes, fork/exit/wait, SMT sharing, and the cache
+// traffic of communication (the buffer lines really move between the two ends' caches).
+#include "support/kernel_rig.h"
+
+#include <catch2/catch.hpp>
+
+using namespace warmsched;
+using scheduler::task_state;
+using workloads::op;
+
+namespace {
+constexpr scheduler::nsec ms = 1'000'000, us = 1'000;
+} // namespace
+
+TEST_CASE("a pipe holds 64 KiB: a writer with no reader blocks after 65536 bytes") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::pipe);
+    auto& w = r.start("writer", {op::write(ch, 1024)}, 100, 0);
+    auto& rd = r.start("reader", {op::sleep(10 * ms), op::read(ch, 1024)}, 1, 1);
+    r.k.run(5 * ms);
+    CHECK(w.t.state == task_state::sleeping);
+    CHECK(ch.used() == 65536);
+    CHECK(ch.writers.size() == 1);
+    r.k.run(20 * ms);
+    CHECK(rd.t.state == task_state::dead);
+    CHECK(w.t.state == task_state::sleeping); // the read made room for one more write, then full again
+    CHECK(ch.used() == 65536);
+    CHECK(w.t.stats.nr_voluntary_switches == 2);
+}
+
+TEST_CASE("a socket's send buffer is charged with each message's truesize") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::socket);
+    auto& w = r.start("writer", {op::write(ch, 100)}, 1000, 0);
+    r.k.run(5 * ms);
+    CHECK(w.t.state == task_state::sleeping);
+    // 100 bytes round up to 128 plus 576 of sk_buff overhead: 302 messages fit in 212992 bytes.
+    CHECK(ch.used() == 302 * (128 + 576));
+}
+
+TEST_CASE("a sleeping task wakes when its timer expires") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& t = r.start("sleeper", {op::sleep(2 * ms), op::sleep_until(7 * ms)}, 1, 3);
+    r.k.run(20 * ms);
+    REQUIRE(t.t.state == task_state::dead);
+    // Exit at 7 ms plus the idle exit, interrupt, switch and exit costs (about 13 us).
+    CHECK(t.exited >= 7 * ms);
+    CHECK(t.exited < 7 * ms + 20 * us);
+    CHECK(t.t.stats.nr_voluntary_switches == 3); // two sleeps and the exit
+    CHECK(t.t.stats.sleep_max >= 4900 * us);
+}
+
+TEST_CASE("futex_wait blocks until futex_wake, and returns at once if the word changed") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::cfs_v5_15));
+    auto& f = r.k.make_futex();
+    auto& waiter = r.start("waiter", {op::futex_wait(f, 0), op::compute(1000, nullptr)}, 1, 0);
+    auto& late = r.start("late", {op::sleep(3 * ms), op::futex_wait(f, 0)}, 1, 2);
+    auto& waker = r.start("waker", {op::sleep(1 * ms), op::futex_wake(f, 1, 1)}, 1, 1);
+    r.k.run(500 * us);
+    CHECK(waiter.t.state == task_state::sleeping);
+    CHECK(f.waiters.size() == 1);
+    r.k.run(10 * ms);
+    CHECK(waiter.t.state == task_state::dead);
+    CHECK(waker.t.state == task_state::dead);
+    CHECK(f.value == 1);
+    CHECK(f.waiters.empty());
+    CHECK(late.t.state == task_state::dead);
+    CHECK(late.t.stats.nr_voluntary_switches == 2); // its sleep and its exit: the word was 1 already
+    CHECK(waiter.exited > 1 * ms);
+}
+
+TEST_CASE("fork places children, wait_children resumes the parent after the last exits") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto child = std::make_shared<workloads::spawn_spec>();
+    child->comm = "child";
+    child->body =
+        std::make_shared<workloads::scripted_program>(std::vector<op>{op::compute(2'000'000, nullptr)});
+    auto& parent = r.start("parent", {op::fork(child), op::fork(child), op::fork(child), op::wait_children()},
+                           1, 0, false);
+    r.k.run(50 * ms);
+    REQUIRE(parent.t.state == task_state::dead);
+    CHECK(r.k.forks() == 3);
+    std::vector<unsigned> cpus;
+    for (const auto& t : r.k.tasks())
+        if (t->t.comm == "child") {
+            CHECK(t->t.state == task_state::dead);
+            CHECK(t->t.tgid == t->t.pid); // processes
+            cpus.push_back(t->t.cpu);
+        }
+    REQUIRE(cpus.size() == 3);
+    // Fork spreads them to idle CPUs, so the three 2 ms computations overlap.
+    CHECK(cpus[0] != cpus[1]);
+    CHECK(cpus[1] != cpus[2]);
+    CHECK(parent.exited < 2 * ms + 200 * us);
+}
+
+TEST_CASE(
+    "SMT siblings share the core: a hog's throughput drops to smt_throughput while its sibling is busy") {
+    auto p = test::mini_platform();
+    p.core.smt_throughput = 0.6;
+    test::kernel_rig r(p, test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& alone = r.start("alone", {op::compute(1'000'000'000, nullptr)}, -1, 1);
+    auto& a = r.start("a", {op::compute(1'000'000'000, nullptr)}, -1, 0);
+    r.start("sibling", {op::sleep(50 * ms), op::compute(1'000'000'000, nullptr)}, -1,
+            4); // CPU 4 = core 0's twin
+    r.k.run(100 * ms);
+    const double done_a = 1e9 - static_cast<double>(a.remaining);
+    const double done_alone = 1e9 - static_cast<double>(alone.remaining);
+    // 50 ms alone at 1 instruction/ns, then 50 ms at 0.6 (a compute chunk still running when the run
+    // stops -- at most 1 ms -- is not counted yet).
+    CHECK(done_alone == Approx(100e6).margin(1.01e6));
+    CHECK(done_a == Approx(50e6 + 30e6).margin(1.01e6));
+    CHECK(done_a < 81e6);
+}
+
+TEST_CASE(
+    "pipe messages move cache lines between writer and reader: across LLCs they come from the other L3") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& near_ch = r.k.make_channel(workloads::channel_kind::pipe);
+    auto& far_ch = r.k.make_channel(workloads::channel_kind::pipe);
+    // CPUs 0, 1 and 4 (core 0's second thread) share llc0; CPU 2 is on llc1.
+    r.start("w_near", {op::write(near_ch, 256)}, 200, 0);
+    r.start("r_near", {op::read(near_ch, 256)}, 200, 1);
+    r.start("w_far", {op::write(far_ch, 256)}, 200, 4);
+    r.start("r_far", {op::read(far_ch, 256)}, 200, 2);
+    r.k.run(100 * ms);
+    using models::mem_source;
+    const auto& near = r.m.cpu(1).stats().accesses;
+    const auto& far = r.m.cpu(2).stats().accesses;
+    CHECK(near[static_cast<int>(mem_source::remote_llc)] == 0);
+    CHECK(near[static_cast<int>(mem_source::peer_cache)] + near[static_cast<int>(mem_source::llc)] > 400);
+    CHECK(far[static_cast<int>(mem_source::remote_llc)] > 400);
+}
+
+TEST_CASE("compute time is user time and system calls are system time") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::pipe);
+    auto& t = r.start("t", {op::compute(1'000'000, nullptr), op::write(ch, 64)}, 10, 0);
+    r.k.run(50 * ms);
+    REQUIRE(t.t.state == task_state::dead);
+    CHECK(static_cast<double>(t.utime) == Approx(10e6).epsilon(0.001));
+    CHECK(t.t.se.sum_exec_runtime > t.utime);
+    CHECK(t.t.se.sum_exec_runtime - t.utime < 100 * us); // 10 writes and an exit
+}
