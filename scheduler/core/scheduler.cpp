@@ -71,8 +71,10 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     p.cpu = cpu;
+    const nsec custom_slice = p.se.custom_slice; // sched_setattr(sched_runtime) survives the reset
     p.se = sched_entity{};
     p.se.owner = &p;
+    p.se.custom_slice = custom_slice;
     p.set_nice(p.nice);
     class_of(p).task_fork(rq, p, nullptr);
     p.state = task_state::running;
@@ -87,8 +89,12 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     update_rq_clock(rq, now);
     child.cpu = this_cpu;
     child.on_cpu = child.on_rq = false;
+    // __sched_fork clears the entity but not custom_slice: a child keeps the slice its creator set
+    // (only sched_reset_on_fork, not modelled, reverts it to the base slice).
+    const nsec custom_slice = child.se.custom_slice;
     child.se = sched_entity{};
     child.se.owner = &child;
+    child.se.custom_slice = custom_slice;
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
@@ -183,7 +189,6 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     update_rq_clock(rq, now);
     task& prev = *rq.curr;
     ++rq.stats.sched_count;
-    rq.need_resched = false;
     const bool blocking = !preempt && !prev.is_idle && prev.state != task_state::running;
     if (blocking) {
         prev.stats.sleep_start = rq.clock;
@@ -193,6 +198,9 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         class_of(prev).dequeue_task(rq, prev, DEQUEUE_SLEEP | special);
     }
     task& next = pick_next_task(rq, &prev);
+    // Cleared after the pick, as __schedule does (clear_tsk_need_resched(prev) follows
+    // pick_next_task): a resched the pick's own update_curr asks for is already being served.
+    rq.need_resched = false;
     if (&next != &prev) {
         class_of(prev).put_prev_task(rq, prev);
         class_of(next).set_next_task(rq, next);

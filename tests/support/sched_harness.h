@@ -1,0 +1,120 @@
+// The scheduler without SystemC, for tests of single decisions: an 8-CPU flat layout (one core, one LLC
+// and one node per CPU; the tunables are those of f = 4), the scheduler with a kernel's defaults (feature
+// overrides and a tweak applied), idle tasks, and helpers that make the calls the simulated kernel makes
+// -- start a task, block curr, wake, tick, schedule -- at explicit nanosecond times.
+#pragma once
+
+#include "scheduler/core/scheduler.h"
+#include "scheduler/fair/cfs_class.h"
+#include "scheduler/fair/eevdf_class.h"
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warmsched::test {
+
+constexpr scheduler::nsec ms = 1'000'000;
+constexpr scheduler::nsec us = 1'000;
+constexpr std::int64_t vms = 1'000'000; // a millisecond of vruntime (signed)
+
+struct recording_hooks final : scheduler::scheduler_hooks {
+    std::vector<unsigned> kicks;
+    void kick_cpu(unsigned cpu) override { kicks.push_back(cpu); }
+};
+
+inline scheduler::cpu_layout flat_layout(unsigned n) {
+    scheduler::cpu_layout l;
+    for (unsigned c = 0; c < n; ++c) {
+        l.core_of.push_back(c);
+        l.llc_of.push_back(0);
+        l.node_of.push_back(0);
+        l.siblings.push_back({c});
+    }
+    return l;
+}
+
+struct sched_harness {
+    recording_hooks hooks;
+    scheduler::sched_config cfg;
+    std::unique_ptr<scheduler::scheduler> s;
+    std::deque<scheduler::task> idle, tasks;
+
+    explicit sched_harness(scheduler::kernel_version k,
+                           const std::vector<std::pair<std::string, bool>>& features = {},
+                           const std::function<void(scheduler::sched_config&)>& tweak = {})
+        : cfg(scheduler::sched_config::defaults(k, 8)) {
+        for (const auto& [name, on] : features) {
+            const std::string why = cfg.features.set(name, on);
+            if (!why.empty()) throw std::runtime_error(why);
+        }
+        if (tweak) tweak(cfg);
+        s = std::make_unique<scheduler::scheduler>(flat_layout(8), cfg, hooks);
+        for (unsigned c = 0; c < 8; ++c) {
+            idle.emplace_back();
+            idle.back().comm = "swapper/" + std::to_string(c);
+            s->init_idle(idle.back(), c);
+        }
+    }
+
+    scheduler::runqueue& rq(unsigned cpu = 0) { return s->rq(cpu); }
+    scheduler::cfs_rq& q(unsigned cpu = 0) { return s->rq(cpu).cfs; }
+    scheduler::task* curr(unsigned cpu = 0) { return s->rq(cpu).curr; }
+    scheduler::cfs_class& cfs() { return dynamic_cast<scheduler::cfs_class&>(s->fair()); }
+    scheduler::eevdf_class& eevdf() { return dynamic_cast<scheduler::eevdf_class&>(s->fair()); }
+
+    // A task present from the start (add_initial_task), pinned to `cpu` unless `pin` is false.
+    scheduler::task& add(const std::string& comm, unsigned cpu, scheduler::nsec now, int nice = 0,
+                         scheduler::sched_policy policy = scheduler::sched_policy::normal, bool pin = true) {
+        scheduler::task& t = make(comm, cpu, nice, policy, pin);
+        s->add_initial_task(t, cpu, now);
+        return t;
+    }
+    // A task object not yet known to the scheduler (for sched_fork).
+    scheduler::task& make(const std::string& comm, unsigned cpu, int nice = 0,
+                          scheduler::sched_policy policy = scheduler::sched_policy::normal, bool pin = true) {
+        tasks.emplace_back();
+        scheduler::task& t = tasks.back();
+        t.pid = static_cast<int>(tasks.size());
+        t.tgid = t.pid;
+        t.comm = comm;
+        t.policy = policy;
+        t.nice = nice;
+        if (pin) {
+            t.allowed.assign(8, false);
+            t.allowed[cpu] = true;
+        }
+        return t;
+    }
+    // schedule() on `cpu` (preempt: the current task was preempted); returns the new curr.
+    scheduler::task& schedule(unsigned cpu, scheduler::nsec now, bool preempt = true) {
+        return s->schedule(cpu, preempt, now);
+    }
+    // The current task of `cpu` blocks (sleeps) at `now`; returns the task that runs next.
+    scheduler::task& block(unsigned cpu, scheduler::nsec now) {
+        s->rq(cpu).curr->state = scheduler::task_state::sleeping;
+        return s->schedule(cpu, false, now);
+    }
+    scheduler::wakeup_result wake(scheduler::task& p, unsigned from_cpu, scheduler::nsec now) {
+        return s->try_to_wake_up(p, from_cpu, 0, now);
+    }
+    // The tick at `now`; a NEED_RESCHED it (or anything before it) set is acted on at once. Returns
+    // whether a reschedule happened.
+    bool tick(unsigned cpu, scheduler::nsec now) {
+        s->scheduler_tick(cpu, now);
+        if (!s->need_resched(cpu)) return false;
+        s->schedule(cpu, true, now);
+        return true;
+    }
+    // Ticks of `cpu` at every multiple of the tick period in (from, to].
+    void ticks(unsigned cpu, scheduler::nsec from, scheduler::nsec to) {
+        const scheduler::nsec period = cfg.tick_ns();
+        for (scheduler::nsec t = (from / period + 1) * period; t <= to; t += period) tick(cpu, t);
+    }
+};
+
+} // namespace warmsched::test
