@@ -2,7 +2,8 @@
 // writer really writes and the reader really reads, so a message moves through the caches (and across
 // LLCs when the two ends run apart). A pipe holds 64 KiB of data; a socket is limited by the sender's
 // buffer (sk_sndbuf, 212992 bytes) charged with each message's truesize (data plus sk_buff overhead).
-// Blocked readers and writers wait in FIFO wait queues and are woken one at a time with WF_SYNC.
+// Blocked readers and writers wait in FIFO wait queues and are woken one at a time with WF_SYNC. Reads
+// and writes hold the object's lock while they copy, so writers to one pipe serialise.
 //
 // Simplifications: the pipe's pages are a fixed 64 KiB ring (Linux allocates and frees pages, but
 // reuses them hot); a socket's sk_buffs come from a ring of the same size as its send buffer.
@@ -76,6 +77,10 @@ public:
     }
 
     std::deque<kernel_task*> readers, writers; // wait queues
+    // pipe->mutex / the socket's lock: held from the start of a read or write to its unlock, in ps.
+    // A task that finds it held spins until then (the kernel's mutexes spin while the owner runs).
+    std::uint64_t locked_until_ps = 0;
+    std::uint64_t lock_contended = 0, lock_wait_ps = 0;
 
 private:
     struct segment {

@@ -310,12 +310,27 @@ void cpu_executor::syscall(kernel_task& t) {
     }
 }
 
+void cpu_executor::lock(channel& ch) {
+    h_.sync();
+    const ps_t now = h_.now();
+    if (ch.locked_until_ps > now) { // held by a task on another CPU: spin until it unlocks
+        ++ch.lock_contended;
+        ch.lock_wait_ps += ch.locked_until_ps - now;
+        charge(ch.locked_until_ps - now);
+    }
+    touch(ch.struct_line(0), true); // the lock word
+}
+
+void cpu_executor::unlock(channel& ch) {
+    ch.locked_until_ps = std::max<std::uint64_t>(ch.locked_until_ps, h_.now());
+}
+
 void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     op& o = *t.current;
-    touch(ch.struct_line(0), true); // lock
-    h_.sync();
+    lock(ch);
     const std::uint64_t piece = std::min(o.count - t.done, channel::atomic_write);
     if (!ch.fits(piece)) {
+        unlock(ch);
         ch.writers.push_back(&t);
         return block(t);
     }
@@ -325,6 +340,7 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     if (ch.kind() == channel_kind::socket) touch(addr, true); // the sk_buff header
     copy(t.user_buffer, addr + (ch.kind() == channel_kind::socket ? k_.machine().line_size() : 0), piece);
     touch(ch.struct_line(1), true); // head and the readers' wait queue
+    unlock(ch);
     t.done += piece;
     if (!ch.readers.empty() && (was_empty || ch.kind() == channel_kind::socket)) {
         kernel_task* r = ch.readers.front();
@@ -336,10 +352,10 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
 
 void cpu_executor::sys_read(kernel_task& t, channel& ch) {
     op& o = *t.current;
-    touch(ch.struct_line(0), true); // lock
+    lock(ch);
     touch(ch.struct_line(1), false);
-    h_.sync();
     if (ch.empty()) {
+        unlock(ch);
         ch.readers.push_back(&t);
         return block(t);
     }
@@ -351,6 +367,7 @@ void cpu_executor::sys_read(kernel_task& t, channel& ch) {
         copy(pc.addr, t.user_buffer + at, pc.bytes);
         at += pc.bytes;
     }
+    unlock(ch);
     // Writers blocked on a full buffer: a pipe wakes one as soon as a slot frees; a socket once half
     // of its send buffer is free again (unix_write_space).
     if (!ch.writers.empty() && (ch.kind() == channel_kind::pipe || ch.used() * 2 <= ch.capacity())) {

@@ -61,6 +61,8 @@ private:
     void syscall(kernel_task& t);
     void sys_write(kernel_task& t, channel& ch);
     void sys_read(kernel_task& t, channel& ch);
+    void lock(channel& ch); // syncs, then spins while another CPU holds the lock
+    void unlock(channel& ch);
     void sys_fork(kernel_task& t);
     void sys_exit(kernel_task& t);
     void finish(kernel_task& t, std::uint64_t result);
