@@ -265,8 +265,9 @@ TEST_CASE("the resolved configuration lists every feature flag and tunable of th
     std::ifstream cfg(out / "config.yaml");
     std::stringstream s;
     s << cfg.rdbuf();
-    for (const char* line : {"version: cfs", "NEXT_BUDDY: true", "GENTLE_FAIR_SLEEPERS: true",
-                             "latency_ns: 12000000", "min_granularity_ns: 3000000", "workloads: [hackbench -g 1 -l 5]"})
+    for (const char* line :
+         {"version: cfs", "NEXT_BUDDY: true", "GENTLE_FAIR_SLEEPERS: true", "latency_ns: 12000000",
+          "min_granularity_ns: 3000000", "workloads: [hackbench -g 1 -l 5]"})
         CHECK(s.str().find(line) != std::string::npos);
     CHECK(s.str().find("RUN_TO_PARITY") == std::string::npos);
 }
@@ -290,4 +291,22 @@ TEST_CASE("a hackbench run is byte-identical for the same configuration and seed
         CHECK(!sa.str().empty());
         CHECK(sa.str() == sb.str());
     }
+}
+
+TEST_CASE("an experiment file can run several workloads at once, each printing its tool's output") {
+    const auto f = write("warmsched-two-workloads.yaml",
+                         "platform: haswell-i7-4790\nkernel: {version: cfs, hz: 1000}\nworkloads:\n"
+                         "  - taskset -c 0-3 hackbench -p -g 1 -f 5 -l 20\n"
+                         "  - taskset -c 4-7 perf bench sched pipe -l 1000\n");
+    const auto r =
+        run("run " + f.string() + " --out " + (fs::temp_directory_path() / "warmsched-two").string());
+    CHECK(r.status == 0);
+    const auto a =
+        r.out.find("$ taskset -c 0-3 hackbench -p -g 1 -f 5 -l 20\nRunning in process mode with 1 groups");
+    const auto b =
+        r.out.find("$ taskset -c 4-7 perf bench sched pipe -l 1000\n# Running 'sched/pipe' benchmark:");
+    CHECK(a != std::string::npos);
+    CHECK(b != std::string::npos);
+    CHECK(a < b);
+    CHECK(r.out.find("haswell-i7-4790 (8 CPUs), CFS (Linux v5.15), HZ=1000") != std::string::npos);
 }
