@@ -68,7 +68,8 @@ kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
     t.policy = s.policy;
     t.nice = s.nice;
     t.allowed = !s.allowed.empty() || !parent ? s.allowed : parent->t.allowed;
-    t.se.custom_slice = s.custom_slice;
+    // sched_setattr(sched_runtime): 0 = none, else clamped to 0.1-100 ms as the kernel does.
+    t.se.custom_slice = s.custom_slice ? std::clamp<scheduler::nsec>(s.custom_slice, 100'000, 100'000'000) : 0;
     t.program = &k;
     k.prog = s.body->clone();
     if (s.thread && parent) {
