@@ -45,13 +45,27 @@ void scheduler::init_idle(task& idle, unsigned cpu) {
     rqs_[cpu].curr = &idle;
 }
 
-void scheduler::set_task_cpu(task& p, unsigned cpu) {
-    if (p.cpu != cpu) {
-        ++p.stats.nr_migrations;
-        --rqs_[p.cpu].nr_attached;
-        ++rqs_[cpu].nr_attached;
-    }
+void scheduler::set_task_cpu(task& p, unsigned cpu, migration_cause why) {
+    if (p.cpu == cpu) return;
+    const unsigned from = p.cpu;
+    ++p.stats.nr_migrations;
+    --rqs_[from].nr_attached;
+    ++rqs_[cpu].nr_attached;
     p.cpu = cpu;
+    hooks_.task_migrated(p, from, cpu, why);
+}
+
+const char* to_string(migration_cause c) {
+    switch (c) {
+    case migration_cause::wakeup: return "wakeup";
+    case migration_cause::fork: return "fork";
+    case migration_cause::exec: return "exec";
+    case migration_cause::periodic_balance: return "periodic balance";
+    case migration_cause::newidle_balance: return "newidle balance";
+    case migration_cause::nohz_balance: return "nohz balance";
+    case migration_cause::active_balance: return "active balance";
+    }
+    return "?";
 }
 
 void scheduler::activate_task(runqueue& rq, task& p, unsigned flags) {
@@ -103,7 +117,9 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
 unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     calling_cpu_ = static_cast<int>(this_cpu);
     const unsigned cpu = class_of(child).select_task_rq(child, child.cpu, WF_FORK);
-    child.cpu = cpu; // __set_task_cpu: not counted as a migration
+    const unsigned parent_cpu = child.cpu;
+    child.cpu = cpu; // __set_task_cpu: not counted in nr_migrations
+    if (cpu != parent_cpu) hooks_.task_migrated(child, parent_cpu, cpu, migration_cause::fork);
     child.state = task_state::running;
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
@@ -135,7 +151,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         if (cpu != p.cpu) {
             wake_flags |= WF_MIGRATED;
             class_of(p).migrate_task_rq(p, cpu);
-            set_task_cpu(p, cpu);
+            set_task_cpu(p, cpu, migration_cause::wakeup);
             r.migrated = true;
         }
         p.state = task_state::running;

@@ -36,12 +36,28 @@ struct sched_config {
     }
 };
 
+// Why a task changed CPU (the cost-of-migration report classifies migrations by it).
+enum class migration_cause {
+    wakeup,           // select_task_rq at try_to_wake_up
+    fork,             // fork balancing: the child starts on another CPU than its parent
+    exec,             // exec balancing
+    periodic_balance, // load_balance from the tick
+    newidle_balance,  // load_balance of a CPU about to go idle
+    nohz_balance,     // load_balance on behalf of idle CPUs
+    active_balance,   // the stopper pushed a running task
+};
+const char* to_string(migration_cause c);
+
 // How the scheduler reaches the rest of the simulated kernel.
 class scheduler_hooks {
 public:
     virtual ~scheduler_hooks() = default;
     // `cpu` got NEED_RESCHED set by code running on another CPU: it must be interrupted (IPI) or woken.
     virtual void kick_cpu(unsigned cpu) = 0;
+    // `p` moved from CPU `from` to CPU `to` (already set in p.cpu).
+    virtual void task_migrated(const task& p, unsigned from, unsigned to, migration_cause why) {
+        (void)p, (void)from, (void)to, (void)why;
+    }
 };
 
 // What try_to_wake_up did.
@@ -92,7 +108,7 @@ public:
 private:
     void activate_task(runqueue& rq, task& p, unsigned flags);
     void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
-    void set_task_cpu(task& p, unsigned cpu);
+    void set_task_cpu(task& p, unsigned cpu, migration_cause why);
     task& pick_next_task(runqueue& rq, task* prev);
     void sched_info_depart(runqueue& rq, task& p);
     void sched_info_arrive(runqueue& rq, task& p);
