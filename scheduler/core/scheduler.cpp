@@ -3,6 +3,7 @@
 
 #include "scheduler/fair/cfs_class.h"
 #include "scheduler/fair/eevdf_class.h"
+#include "scheduler/fair/load_avg.h"
 #include "scheduler/idle/idle_class.h"
 
 #include <algorithm>
@@ -57,13 +58,20 @@ void scheduler::set_task_cpu(task& p, unsigned cpu, migration_cause why) {
 
 const char* to_string(migration_cause c) {
     switch (c) {
-    case migration_cause::wakeup: return "wakeup";
-    case migration_cause::fork: return "fork";
-    case migration_cause::exec: return "exec";
-    case migration_cause::periodic_balance: return "periodic balance";
-    case migration_cause::newidle_balance: return "newidle balance";
-    case migration_cause::nohz_balance: return "nohz balance";
-    case migration_cause::active_balance: return "active balance";
+    case migration_cause::wakeup:
+        return "wakeup";
+    case migration_cause::fork:
+        return "fork";
+    case migration_cause::exec:
+        return "exec";
+    case migration_cause::periodic_balance:
+        return "periodic balance";
+    case migration_cause::newidle_balance:
+        return "newidle balance";
+    case migration_cause::nohz_balance:
+        return "nohz balance";
+    case migration_cause::active_balance:
+        return "active balance";
     }
     return "?";
 }
@@ -90,7 +98,9 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     p.se.owner = &p;
     p.se.custom_slice = custom_slice;
     p.set_nice(p.nice);
+    init_entity_runnable_average(p.se);
     class_of(p).task_fork(rq, p, nullptr);
+    post_init_entity_util_avg(rq, p.se);
     p.state = task_state::running;
     ++rq.nr_attached;
     activate_task(rq, p, ENQUEUE_INITIAL);
@@ -111,6 +121,7 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.se.custom_slice = custom_slice;
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
+    init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
 }
 
@@ -123,6 +134,7 @@ unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     child.state = task_state::running;
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
+    post_init_entity_util_avg(rq, child.se);
     ++rq.nr_attached;
     activate_task(rq, child, ENQUEUE_INITIAL);
     check_preempt_curr(rq, child, WF_FORK);

@@ -2,6 +2,7 @@
 #include "scheduler/fair/cfs_class.h"
 
 #include "scheduler/core/scheduler.h"
+#include "scheduler/fair/load_avg.h"
 
 #include <algorithm>
 
@@ -66,6 +67,7 @@ void cfs_class::place_entity(const runqueue& rq, sched_entity& se, bool initial)
 }
 
 void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    util_est_enqueue(rq, p);
     cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
     const bool renorm = !(flags & ENQUEUE_WAKEUP) || (flags & ENQUEUE_MIGRATED);
@@ -73,6 +75,7 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     if (renorm && is_curr) se.vruntime += q.min_vruntime;
     update_curr(rq);
     if (renorm && !is_curr) se.vruntime += q.min_vruntime;
+    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
     account_enqueue(q, se);
     if (flags & ENQUEUE_WAKEUP) place_entity(rq, se, false);
     const std::int64_t spread = se.vruntime - q.min_vruntime;
@@ -85,9 +88,11 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
 }
 
 bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
+    util_est_dequeue(rq, p);
     cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
     update_curr(rq);
+    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
     q.clear_buddies(&se);
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
@@ -97,6 +102,7 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     --q.h_nr_running;
     --rq.nr_running;
     p.on_rq = false;
+    if (flags & DEQUEUE_SLEEP) util_est_update(p);
     return true;
 }
 
@@ -176,6 +182,7 @@ void cfs_class::put_prev_task(runqueue& rq, task& p) {
         const std::int64_t spread = se.vruntime - q.min_vruntime;
         if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
         q.insert(&se, se.vruntime);
+        update_load_avg(rq, se, 0);
     }
     q.curr = nullptr;
 }
@@ -183,7 +190,10 @@ void cfs_class::put_prev_task(runqueue& rq, task& p) {
 void cfs_class::set_next_task(runqueue& rq, task& p) {
     cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
-    if (se.on_rq) q.erase(&se);
+    if (se.on_rq) {
+        q.erase(&se);
+        update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
+    }
     se.exec_start = rq.clock;
     q.curr = &se;
     if (q.load >= 2ull * se.weight)
@@ -210,6 +220,7 @@ void cfs_class::check_preempt_tick(runqueue& rq, sched_entity& curr) {
 
 void cfs_class::task_tick(runqueue& rq, task& p) {
     update_curr(rq);
+    update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
     if (rq.cfs.nr_running > 1) check_preempt_tick(rq, p.se);
 }
 
@@ -232,6 +243,7 @@ void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
 void cfs_class::migrate_task_rq(task& p, unsigned) {
     // A waking task leaves its queue's virtual time; enqueue adds the destination's min_vruntime.
     if (p.state == task_state::sleeping) p.se.vruntime -= core_.rq(p.cpu).cfs.min_vruntime;
+    remove_entity_load_avg(core_.rq(p.cpu), p.se);
 }
 
 } // namespace warmsched::scheduler

@@ -31,6 +31,13 @@ struct cfs_rq {
     std::int64_t avg_load = 0;     // EEVDF
     std::uint64_t insertions = 0;
     std::uint64_t nr_spread_over = 0;
+    unsigned h_nr_delayed = 0; // EEVDF: delayed-dequeue sleepers still queued (not runnable for PELT)
+    sched_avg avg;             // PELT sums of the queue's entities (sleeping ones decaying in place)
+    struct {
+        std::uint64_t load_avg = 0, util_avg = 0, runnable_avg = 0;
+        unsigned nr = 0;
+    } removed;                           // averages of entities that left by migration, to subtract
+    std::uint64_t util_est_enqueued = 0; // sum of the queued tasks' util_est
 
     // Inserts `se` keyed by `key`.
     void insert(sched_entity* se, std::int64_t key) {

@@ -2,6 +2,7 @@
 #include "scheduler/fair/eevdf_class.h"
 
 #include "scheduler/core/scheduler.h"
+#include "scheduler/fair/load_avg.h"
 
 #include <algorithm>
 
@@ -102,6 +103,7 @@ void eevdf_class::enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags)
     const bool is_curr = q.curr == &se;
     if (is_curr) place_entity(q, se, flags);
     update_curr(rq);
+    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
     if (!is_curr) place_entity(q, se, flags);
     account_enqueue(q, se);
     if (flags & ENQUEUE_MIGRATED) se.exec_start = 0;
@@ -122,10 +124,13 @@ void eevdf_class::requeue_delayed_entity(runqueue& rq, sched_entity& se) {
             ++q.nr_running;
         }
     }
+    update_load_avg(rq, se, 0);
     se.sched_delayed = false;
+    --q.h_nr_delayed;
 }
 
 void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    util_est_enqueue(rq, p);
     if (flags & ENQUEUE_DELAYED) {
         requeue_delayed_entity(rq, p.se);
         return;
@@ -144,10 +149,13 @@ bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags)
         const bool delay = sleep && !(flags & DEQUEUE_SPECIAL);
         if (feat_[feature::DELAY_DEQUEUE] && delay && !entity_eligible(q, se)) {
             if (q.next == &se) q.next = nullptr;
+            update_load_avg(rq, se, 0);
             se.sched_delayed = true;
+            ++q.h_nr_delayed;
             return false;
         }
     }
+    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
     q.clear_buddies(&se);
     update_entity_lag(q, se);
     if (feat_[feature::PLACE_REL_DEADLINE] && !sleep) {
@@ -160,13 +168,17 @@ bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags)
     update_min_vruntime(q);
     if (flags & DEQUEUE_DELAYED) { // finish_delayed_dequeue_entity
         se.sched_delayed = false;
+        --q.h_nr_delayed;
         if (feat_[feature::DELAY_ZERO] && se.vlag > 0) se.vlag = 0;
     }
     return true;
 }
 
 bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
-    if (!dequeue_entity(rq, p.se, flags)) return false; // delayed: still queued and counted
+    util_est_dequeue(rq, p);
+    const bool dequeued = dequeue_entity(rq, p.se, flags);
+    if (flags & DEQUEUE_SLEEP) util_est_update(p);
+    if (!dequeued) return false; // delayed: still queued and counted
     --rq.cfs.h_nr_running;
     --rq.nr_running;
     p.on_rq = false;
@@ -252,6 +264,7 @@ void eevdf_class::put_prev_task(runqueue& rq, task& p) {
     if (se.on_rq) {
         update_curr(rq);
         q.insert(&se, se.deadline);
+        update_load_avg(rq, se, 0);
     }
     q.curr = nullptr;
 }
@@ -262,6 +275,7 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
     q.clear_buddies(&se);
     if (se.on_rq) {
         q.erase(&se);
+        update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
         se.vlag = se.deadline; // the RUN_TO_PARITY marker
     }
     se.exec_start = rq.clock;
@@ -281,6 +295,7 @@ void eevdf_class::task_fork(runqueue&, task& p, task*) {
 }
 
 void eevdf_class::migrate_task_rq(task& p, unsigned) {
+    remove_entity_load_avg(core_.rq(p.cpu), p.se);
     p.se.exec_start = 0; // lag, not vruntime, carries the position across queues
 }
 

@@ -5,6 +5,7 @@
 // workload layer and hangs off `program`, opaque here. No cgroups yet: every entity is a task.
 #pragma once
 
+#include "scheduler/fair/pelt.h"
 #include "scheduler/fair/weights.h"
 
 #include <cstdint>
@@ -40,6 +41,7 @@ struct sched_entity {
     nsec exec_start = 0;
     nsec sum_exec_runtime = 0;
     nsec prev_sum_exec_runtime = 0; // sum_exec_runtime when last picked
+    sched_avg avg;                  // PELT
     std::int64_t key = 0;           // position in its cfs_rq's tree (CFS: vruntime; EEVDF: deadline)
     std::uint64_t order = 0;        // tie-break among equal keys: later insertions go right
 };

@@ -1,0 +1,55 @@
+// How the fair class keeps PELT on its queues (the load-tracking glue of kernel/sched/fair.c): an
+// entity's averages are brought up to date at enqueue, dequeue, pick, put and tick; a queue's averages
+// are the sums of its entities', including sleeping ones whose contribution decays in place; an entity
+// that migrates is removed from its old queue's sums and attached to the new queue's; a new task starts
+// with its full weight as load and a share of the queue's utilization. util_est keeps each task's
+// utilization at its last sleep (EWMA 1/4, jumping up at once) and a queue's sum of its queued tasks'.
+// The balancer and wakeup placement read cpu_load, cpu_util, cpu_runnable and task_h_load. Flat: no
+// task groups, so h_load is the root queue's load.
+#pragma once
+
+#include "scheduler/core/runqueue.h"
+
+namespace warmsched::scheduler {
+
+enum : unsigned {
+    LOAD_AVG_UPDATE_TG = 0x1, // kept for parity with the kernel's flags (no groups here)
+    LOAD_AVG_SKIP_AGE = 0x2,
+    LOAD_AVG_DO_ATTACH = 0x4,
+    LOAD_AVG_DO_DETACH = 0x8,
+};
+
+// update_load_avg(cfs_rq, se, flags) at the queue's clock.
+void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags);
+// update_cfs_rq_load_avg: folds in removed entities and decays the queue's sums; true if changed.
+bool update_cfs_rq_load_avg(runqueue& rq, nsec now);
+// A task leaving `rq` for another CPU while not queued (wakeup migration): its averages, synced to
+// the queue's last update, are subtracted at the queue's next update; it re-attaches where enqueued.
+void remove_entity_load_avg(runqueue& rq, sched_entity& se);
+// A queued task moved by the balancer: detach from its queue now / attach to the new one.
+void detach_entity_load_avg(runqueue& rq, sched_entity& se);
+void attach_entity_load_avg(runqueue& rq, sched_entity& se);
+// A new task (fork): load = weight; then, on the queue it will run on, util = the queue's util
+// share by weight, capped at half the spare capacity.
+void init_entity_runnable_average(sched_entity& se);
+void post_init_entity_util_avg(runqueue& rq, sched_entity& se);
+// util_est of a task entering / leaving the queue, and its update when it goes to sleep.
+void util_est_enqueue(runqueue& rq, const task& p);
+void util_est_dequeue(runqueue& rq, const task& p);
+void util_est_update(task& p);
+// update_blocked_averages for one CPU: decay the sleeping load of an idle or busy queue to `now`.
+void update_blocked_averages(runqueue& rq, nsec now);
+
+// Balancer and placement inputs.
+inline std::uint64_t cpu_load(const runqueue& rq) {
+    return rq.cfs.avg.load_avg;
+}
+inline std::uint64_t cpu_runnable(const runqueue& rq) {
+    return rq.cfs.avg.runnable_avg;
+}
+std::uint64_t cpu_util(const runqueue& rq, std::uint64_t capacity = 1024);
+std::uint64_t task_util(const task& p);
+std::uint64_t task_util_est(const task& p);
+std::uint64_t task_h_load(const runqueue& rq, const task& p);
+
+} // namespace warmsched::scheduler
