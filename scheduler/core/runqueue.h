@@ -28,7 +28,18 @@ struct runqueue {
     cfs_rq cfs;
     rq_sched_stats stats;
     std::uint64_t nr_switches = 0;
-    nsec idle_since = 0; // when it last went idle (for avg_idle, next issue)
+    nsec idle_since = 0; // when it last went idle
+    // Wakeup placement state: the average idle period (EWMA 1/8, capped at 2 x max_idle_balance_cost),
+    // when the current idle period began (0: not idle), and SIS_PROP's budget of idle time.
+    nsec avg_idle = 0, max_idle_balance_cost = 0, idle_stamp = 0;
+    nsec wake_avg_idle = 0, wake_stamp = 0; // wake_stamp in jiffies
+    unsigned idle_policy_running = 0;       // queued SCHED_IDLE tasks (a CPU running only those is "idle")
+    // Wakeup counters the kernel keeps per sched domain of the waking CPU (ttwu_wake_remote: the wakee
+    // went to another CPU; ttwu_move_affine: wake_affine chose the target). Kept per CPU until the
+    // domain tree carries them.
+    struct {
+        std::uint64_t ttwu_wake_remote = 0, ttwu_move_affine = 0;
+    } wake_stats;
 
     bool is_idle() const { return curr == idle && nr_running == 0; }
 };

@@ -1,8 +1,9 @@
 // Scheduler feature flags, as the kernel's kernel/sched/features.h lists them: one X-macro entry per
 // flag with its default in each modelled kernel -- CFS as in v5.15 and EEVDF as in v6.12 -- or "absent"
 // where that kernel has no such flag. The two optional out-of-tree CFS patches of
-// reference/scheduler/01-fair-cfs.md are flags too, off by default. Later issues add the placement,
-// balancing and RT flags to the same list.
+// reference/scheduler/01-fair-cfs.md are flags too, off by default. The wakeup-placement flags of
+// 03-wakeup-placement.md follow; later issues add the balancing and RT flags to the same list. SIS_UTIL
+// is the late 5.15.y backport, off in v5.15.0.
 #pragma once
 
 #include <array>
@@ -33,7 +34,13 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(RUN_TO_PARITY, absent, on, "the current task keeps the CPU until its deadline while eligible")         \
     X(PREEMPT_SHORT, absent, on, "a wakee with a shorter slice may cancel the current task's protection")    \
     X(DELAY_DEQUEUE, absent, on, "an ineligible sleeper stays queued until its lag recovers")                \
-    X(DELAY_ZERO, absent, on, "positive lag of a delayed-dequeued task is clipped to 0")
+    X(DELAY_ZERO, absent, on, "positive lag of a delayed-dequeued task is clipped to 0")                     \
+    X(WA_IDLE, on, on, "wake_affine: prefer an idle waking or previous CPU")                                 \
+    X(WA_WEIGHT, on, on, "wake_affine: compare the two CPUs' loads")                                         \
+    X(WA_BIAS, on, on, "wake_affine: half the imbalance margin in favour of the previous CPU")               \
+    X(SIS_PROP, on, absent, "select_idle_cpu scans in proportion to the average idle time")                  \
+    X(SIS_UTIL, off, on, "select_idle_cpu scans in proportion to the LLC's spare utilization")               \
+    X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")
 
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,

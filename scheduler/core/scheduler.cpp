@@ -2,6 +2,7 @@
 #include "scheduler/core/scheduler.h"
 
 #include "scheduler/fair/cfs_class.h"
+#include "scheduler/fair/fair_class.h"
 #include "scheduler/fair/eevdf_class.h"
 #include "scheduler/fair/load_avg.h"
 #include "scheduler/idle/idle_class.h"
@@ -159,7 +160,9 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         }
         r.queued = true;
     } else {
+        probed_.clear();
         cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags | WF_TTWU);
+        r.probed = &probed_;
         if (cpu != p.cpu) {
             wake_flags |= WF_MIGRATED;
             class_of(p).migrate_task_rq(p, cpu);
@@ -169,6 +172,11 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         p.state = task_state::running;
         runqueue& rq = rqs_[cpu];
         update_rq_clock(rq, now);
+        // ttwu_queue: across LLCs, or to an idle CPU (v6.2+, in v6.12), through the wake list.
+        r.via_wake_list = cfg_.features[feature::TTWU_QUEUE] && cpu != this_cpu &&
+                          (!layout_.share_cache(cpu, this_cpu) ||
+                           (cfg_.kernel == kernel_version::eevdf_v6_12 && rq.is_idle()));
+        static_cast<fair_class&>(*fair_).placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
         check_preempt_curr(rq, p, wake_flags);
     }
@@ -182,6 +190,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         ++p.stats.nr_wakeups_local;
     } else {
         ++p.stats.nr_wakeups_remote;
+        ++this_rq.wake_stats.ttwu_wake_remote;
     }
     if (wake_flags & WF_SYNC) ++p.stats.nr_wakeups_sync;
     if (wake_flags & WF_MIGRATED) ++p.stats.nr_wakeups_migrate;
@@ -247,8 +256,15 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         rq.curr = &next;
         next.cpu = cpu;
     }
-    if (next.is_idle) ++rq.stats.sched_goidle;
+    if (next.is_idle) {
+        ++rq.stats.sched_goidle;
+        if (!prev.is_idle) static_cast<fair_class&>(*fair_).placement().cpu_enters_idle(cpu, rq.clock);
+    }
     return next;
+}
+
+void scheduler::account_wakeup_scan(unsigned this_cpu, nsec time) {
+    static_cast<fair_class&>(*fair_).placement().account_scan(this_cpu, layout_.llc_of[this_cpu], time);
 }
 
 void scheduler::scheduler_tick(unsigned cpu, nsec now) {

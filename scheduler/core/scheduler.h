@@ -62,10 +62,12 @@ public:
 
 // What try_to_wake_up did.
 struct wakeup_result {
-    bool woken = false;    // false: the task was already running/runnable
-    unsigned cpu = 0;      // where it is queued
-    bool queued = false;   // it was still queued (delayed dequeue): no placement happened
-    bool migrated = false; // placed on a CPU other than its previous one
+    bool woken = false;        // false: the task was already running/runnable
+    unsigned cpu = 0;          // where it is queued
+    bool queued = false;       // it was still queued (delayed dequeue): no placement happened
+    bool migrated = false;     // placed on a CPU other than its previous one
+    bool via_wake_list = false; // TTWU_QUEUE: queued through the target's wake list and an IPI
+    const std::vector<unsigned>* probed = nullptr; // CPUs whose run queues placement looked at
 };
 
 class scheduler {
@@ -99,6 +101,12 @@ public:
     void yield(unsigned cpu, nsec now);
 
     bool need_resched(unsigned cpu) const { return rqs_[cpu].need_resched; }
+    // The CPU whose code runs the current entry point (the waker, for wakeup placement).
+    int calling_cpu() const { return calling_cpu_; }
+    // Scratch list of the CPUs wakeup placement probed during the current try_to_wake_up.
+    std::vector<unsigned>& probed() { return probed_; }
+    // The time the waker of the last wakeup spent probing other CPUs (SIS_PROP's scan cost).
+    void account_wakeup_scan(unsigned this_cpu, nsec time);
     // Sets NEED_RESCHED on rq's CPU; kicks it if it is not the CPU running the current call.
     void resched_curr(runqueue& rq);
     // Brings rq's clock to `now` (never backwards).
@@ -119,6 +127,7 @@ private:
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> fair_, idle_;
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
+    std::vector<unsigned> probed_;
 };
 
 } // namespace warmsched::scheduler

@@ -84,6 +84,7 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     se.on_rq = true;
     ++q.h_nr_running;
     ++rq.nr_running;
+    if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
 }
 
@@ -101,6 +102,7 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     update_min_vruntime(q);
     --q.h_nr_running;
     --rq.nr_running;
+    if (p.policy == sched_policy::idle) --rq.idle_policy_running;
     p.on_rq = false;
     if (flags & DEQUEUE_SLEEP) util_est_update(p);
     return true;

@@ -138,6 +138,7 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     enqueue_entity(rq, p.se, flags);
     ++rq.cfs.h_nr_running;
     ++rq.nr_running;
+    if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
 }
 
@@ -181,6 +182,7 @@ bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     if (!dequeued) return false; // delayed: still queued and counted
     --rq.cfs.h_nr_running;
     --rq.nr_running;
+    if (p.policy == sched_policy::idle) --rq.idle_policy_running;
     p.on_rq = false;
     return true;
 }
@@ -254,6 +256,7 @@ task* eevdf_class::pick_next_task(runqueue& rq, task*) {
         dequeue_entity(rq, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
         --q.h_nr_running;
         --rq.nr_running;
+        if (se->owner->policy == sched_policy::idle) --rq.idle_policy_running;
         se->owner->on_rq = false;
     }
 }
@@ -285,8 +288,9 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
     se.prev_sum_exec_runtime = se.sum_exec_runtime;
 }
 
-void eevdf_class::task_tick(runqueue& rq, task&) {
+void eevdf_class::task_tick(runqueue& rq, task& p) {
     update_curr(rq);
+    update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
 }
 
 void eevdf_class::task_fork(runqueue&, task& p, task*) {

@@ -8,7 +8,7 @@
 namespace warmsched::scheduler {
 
 fair_class::fair_class(scheduler& core)
-    : core_(core), feat_(core.config().features), tun_(core.config().tunables) {}
+    : core_(core), feat_(core.config().features), tun_(core.config().tunables), placement_(core) {}
 
 std::int64_t fair_class::calc_delta_fair(nsec delta, const sched_entity& se) {
     if (se.weight == nice_0_weight) return static_cast<std::int64_t>(delta);
@@ -49,7 +49,11 @@ unsigned fair_class::find_idlest_cpu(const task& p, unsigned near) const {
 
 unsigned fair_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) {
     if (wake_flags & WF_FORK) return find_idlest_cpu(p, prev_cpu);
-    return p.allowed_on(prev_cpu) ? prev_cpu : find_idlest_cpu(p, prev_cpu);
+    unsigned allowed = 0;
+    for (unsigned c = 0; c < core_.num_cpus() && allowed < 2; ++c) allowed += p.allowed_on(c) ? 1 : 0;
+    unsigned cpu = prev_cpu;
+    if (allowed > 1) cpu = placement_.select(p, prev_cpu, wake_flags, core_.probed());
+    return p.allowed_on(cpu) ? cpu : find_idlest_cpu(p, prev_cpu); // select_fallback_rq
 }
 
 bool fair_class::balance(runqueue&, task*) {

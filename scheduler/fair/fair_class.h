@@ -3,15 +3,16 @@
 // queue counts, and CPU selection. CFS (v5.15) and EEVDF (v6.12) differ in how they place, pick and
 // preempt, and implement those in cfs_class and eevdf_class.
 //
-// CPU selection here is only what tasks need to start: fork goes to the idlest allowed CPU, a wakeup
-// stays on the previous CPU (if allowed). Wakeup placement (wake_affine, select_idle_sibling), fork
-// balancing through sched domains and load balancing are the next issue; `balance` does nothing yet.
+// CPU selection: a wakeup goes through wake_placement (select_task_rq_fair's wakeup path); fork goes
+// to the idlest allowed CPU (find_idlest_group through the sched domains is still to come), and load
+// balancing is not modelled yet: `balance` does nothing.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_class.h"
 #include "scheduler/core/sched_features.h"
 #include "scheduler/fair/fair_tunables.h"
+#include "scheduler/fair/wake_placement.h"
 
 namespace warmsched::scheduler {
 
@@ -24,6 +25,7 @@ public:
     unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override { return rq.cfs.nr_running > 0; }
+    wake_placement& placement() { return placement_; }
 
     // calc_delta_fair: wall time `delta` as virtual time of `se` (delta * 1024 / weight).
     static std::int64_t calc_delta_fair(nsec delta, const sched_entity& se);
@@ -48,6 +50,7 @@ protected:
     scheduler& core_;
     const sched_features& feat_;
     const fair_tunables& tun_;
+    wake_placement placement_;
 };
 
 } // namespace warmsched::scheduler

@@ -59,6 +59,7 @@ void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
     cfs_rq& q = rq.cfs;
     const std::uint64_t divider = pelt_divider(q.avg);
     se.avg.last_update_time = q.avg.last_update_time;
+    se.avg.attached = true;
     se.avg.period_contrib = q.avg.period_contrib;
     se.avg.util_sum = se.avg.util_avg * divider;
     se.avg.runnable_sum = se.avg.runnable_avg * divider;
@@ -72,6 +73,7 @@ void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
 
 void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
     cfs_rq& q = rq.cfs;
+    se.avg.attached = false;
     dequeue_load(q, se);
     sub_positive(q.avg.util_avg, se.avg.util_avg);
     sub_positive(q.avg.util_sum, se.avg.util_sum);
@@ -83,11 +85,10 @@ void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
 
 void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags) {
     const nsec now = rq.clock;
-    if (se.avg.last_update_time && !(flags & LOAD_AVG_SKIP_AGE)) update_se(now, rq, se);
+    if (se.avg.attached && !(flags & LOAD_AVG_SKIP_AGE)) update_se(now, rq, se);
     update_cfs_rq_load_avg(rq, now);
-    if (!se.avg.last_update_time && (flags & LOAD_AVG_DO_ATTACH)) {
+    if (!se.avg.attached && (flags & LOAD_AVG_DO_ATTACH)) {
         attach_entity_load_avg(rq, se);
-        if (!se.avg.last_update_time) se.avg.last_update_time = std::max<nsec>(now, 1);
     } else if (flags & LOAD_AVG_DO_DETACH) {
         detach_entity_load_avg(rq, se);
     }
@@ -95,13 +96,13 @@ void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags) {
 
 void remove_entity_load_avg(runqueue& rq, sched_entity& se) {
     // sync_entity_load_avg: age the entity to the queue's last update, without the queue's lock.
-    if (se.avg.last_update_time && pelt_update_sum(rq.cfs.avg.last_update_time, se.avg, 0, 0, false))
+    if (se.avg.attached && pelt_update_sum(rq.cfs.avg.last_update_time, se.avg, 0, 0, false))
         pelt_update_avg(se.avg, se.weight);
     ++rq.cfs.removed.nr;
     rq.cfs.removed.util_avg += se.avg.util_avg;
     rq.cfs.removed.load_avg += se.avg.load_avg;
     rq.cfs.removed.runnable_avg += se.avg.runnable_avg;
-    se.avg.last_update_time = 0;
+    se.avg.attached = false;
 }
 
 void init_entity_runnable_average(sched_entity& se) {

@@ -51,7 +51,7 @@ struct task_sched_stats {
     std::uint64_t nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
     std::uint64_t nr_migrations = 0;
     std::uint64_t nr_wakeups = 0, nr_wakeups_sync = 0, nr_wakeups_local = 0, nr_wakeups_remote = 0;
-    std::uint64_t nr_wakeups_migrate = 0;
+    std::uint64_t nr_wakeups_migrate = 0, nr_wakeups_affine = 0, nr_wakeups_affine_attempts = 0;
     std::uint64_t pcount = 0;         // times run on a CPU
     nsec run_delay = 0, wait_max = 0; // time runnable but waiting (wait_sum = run_delay)
     std::uint64_t wait_count = 0;
@@ -73,6 +73,11 @@ struct task {
     bool on_cpu = false;  // it is some CPU's curr
     bool is_idle = false; // a CPU's idle task (pid 0)
     bool on_rq = false;   // queued (including a delayed-dequeue sleeper)
+    // Wakeup placement (record_wakee, wake_wide, select_idle_sibling).
+    unsigned wakee_flips = 0;
+    nsec wakee_flip_decay_ts = 0;
+    const task* last_wakee = nullptr;
+    int recent_used_cpu = -1;
     sched_entity se;
     task_sched_stats stats;
 

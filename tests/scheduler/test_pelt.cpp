@@ -43,7 +43,6 @@ TEST_CASE("PELT: a task running from idle reaches half utilization in 32 ms and 
 
 TEST_CASE("PELT: a sleeping task's utilization halves every 32 ms") {
     sched_avg sa;
-    sa.last_update_time = 1;
     advance(sa, 0, 500 * ms, 1024, true);
     const double full = static_cast<double>(sa.util_avg);
     const nsec half_life = 32 * 1024 * 1024; // 32 x 1024 periods of 1024 ns
@@ -54,7 +53,6 @@ TEST_CASE("PELT: a sleeping task's utilization halves every 32 ms") {
 
 TEST_CASE("PELT: a task running half of every 8 ms settles near half utilization") {
     sched_avg sa;
-    sa.last_update_time = 1;
     for (nsec t = 0; t < 800 * ms; t += 8 * ms) {
         advance(sa, t, t + 4 * ms, 1024, true);
         advance(sa, t + 4 * ms, t + 8 * ms, 1024, false);
@@ -95,7 +93,7 @@ TEST_CASE("PELT: a queue's averages are its entities'; a migrating task's are re
     CHECK(task_h_load(rq, p) == 1024 * 1024 / 1025);
     p.se.on_rq = false;
     remove_entity_load_avg(rq, p.se);
-    CHECK(p.se.avg.last_update_time == 0); // re-attaches where it is enqueued next
+    CHECK_FALSE(p.se.avg.attached); // re-attaches where it is enqueued next
     CHECK(rq.cfs.removed.nr == 1);
     update_blocked_averages(rq, 12 * ms);
     CHECK(cpu_load(rq) == 0);

@@ -1,5 +1,6 @@
-// The scheduler without SystemC, for tests of single decisions: an 8-CPU flat layout (one core, one LLC
-// and one node per CPU; the tunables are those of f = 4), the scheduler with a kernel's defaults (feature
+// The scheduler without SystemC, for tests of single decisions: an 8-CPU layout (by default flat: one
+// core per CPU, one LLC, one node; or `smt_layout`: 4 cores x 2 threads in 2 LLCs; the tunables are
+// those of f = 4), the scheduler with a kernel's defaults (feature
 // overrides and a tweak applied), idle tasks, and helpers that make the calls the simulated kernel makes
 // -- start a task, block curr, wake, tick, schedule -- at explicit nanosecond times.
 #pragma once
@@ -38,6 +39,20 @@ inline scheduler::cpu_layout flat_layout(unsigned n) {
     return l;
 }
 
+// The mini platform's layout: CPUs 0-3 are the first threads of cores 0-3, CPUs 4-7 their siblings;
+// cores 0-1 (CPUs 0, 1, 4, 5) share LLC 0, cores 2-3 (CPUs 2, 3, 6, 7) LLC 1.
+inline scheduler::cpu_layout smt_layout() {
+    scheduler::cpu_layout l;
+    for (unsigned c = 0; c < 8; ++c) {
+        const unsigned core = c % 4;
+        l.core_of.push_back(core);
+        l.llc_of.push_back(core / 2);
+        l.node_of.push_back(0);
+        l.siblings.push_back({core, core + 4});
+    }
+    return l;
+}
+
 struct sched_harness {
     recording_hooks hooks;
     scheduler::sched_config cfg;
@@ -46,14 +61,15 @@ struct sched_harness {
 
     explicit sched_harness(scheduler::kernel_version k,
                            const std::vector<std::pair<std::string, bool>>& features = {},
-                           const std::function<void(scheduler::sched_config&)>& tweak = {})
+                           const std::function<void(scheduler::sched_config&)>& tweak = {},
+                           const scheduler::cpu_layout& layout = flat_layout(8))
         : cfg(scheduler::sched_config::defaults(k, 8)) {
         for (const auto& [name, on] : features) {
             const std::string why = cfg.features.set(name, on);
             if (!why.empty()) throw std::runtime_error(why);
         }
         if (tweak) tweak(cfg);
-        s = std::make_unique<scheduler::scheduler>(flat_layout(8), cfg, hooks);
+        s = std::make_unique<scheduler::scheduler>(layout, cfg, hooks);
         for (unsigned c = 0; c < 8; ++c) {
             idle.emplace_back();
             idle.back().comm = "swapper/" + std::to_string(c);
@@ -99,8 +115,8 @@ struct sched_harness {
         s->rq(cpu).curr->state = scheduler::task_state::sleeping;
         return s->schedule(cpu, false, now);
     }
-    scheduler::wakeup_result wake(scheduler::task& p, unsigned from_cpu, scheduler::nsec now) {
-        return s->try_to_wake_up(p, from_cpu, 0, now);
+    scheduler::wakeup_result wake(scheduler::task& p, unsigned from_cpu, scheduler::nsec now, unsigned flags = 0) {
+        return s->try_to_wake_up(p, from_cpu, flags, now);
     }
     // The tick at `now`; a NEED_RESCHED it (or anything before it) set is acted on at once. Returns
     // whether a reschedule happened.

@@ -237,8 +237,21 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
     w.resumed = true;
     const scheduler::wakeup_result r = k_.sched().try_to_wake_up(w.t, cpu_, wake_flags, ns(h_.now()));
     if (!r.woken) return;
-    if (r.cpu != cpu_) charge(static_cast<ps_t>(c.remote_enqueue_ps));
-    touch(k_.rq_line(r.cpu), true); // the enqueue writes the target run queue
+    // Placement read the run queues of the CPUs it considered: the scan costs what those reads cost.
+    if (r.probed && !r.probed->empty()) {
+        const ps_t t0 = h_.now();
+        for (unsigned cpu : *r.probed) touch(k_.rq_line(cpu), false);
+        k_.sched().account_wakeup_scan(cpu_, ns(h_.now() - t0));
+    }
+    if (r.cpu == cpu_) {
+        touch(k_.rq_line(cpu_), true);
+    } else if (r.via_wake_list) { // llist_add to the target's wake list, then an IPI does the rest
+        touch(k_.rq_line(r.cpu), true);
+        k_.executor(r.cpu).kick(h_.now());
+    } else { // the waker locks the remote run queue and enqueues
+        charge(static_cast<ps_t>(c.remote_enqueue_ps));
+        touch(k_.rq_line(r.cpu), true);
+    }
 }
 
 void cpu_executor::arm_timer(kernel_task& t, ps_t expiry) {
