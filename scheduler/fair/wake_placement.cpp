@@ -37,9 +37,13 @@ wake_placement::wake_placement(scheduler& core)
     }
 }
 
-nsec wake_placement::jiffies(nsec now) const { return now / core_.config().tick_ns(); }
+nsec wake_placement::jiffies(nsec now) const {
+    return now / core_.config().tick_ns();
+}
 
-bool wake_placement::available_idle_cpu(unsigned cpu) const { return core_.rq(cpu).is_idle(); }
+bool wake_placement::available_idle_cpu(unsigned cpu) const {
+    return core_.rq(cpu).is_idle();
+}
 
 bool wake_placement::sched_idle_cpu(unsigned cpu) const {
     const runqueue& rq = core_.rq(cpu);
@@ -61,7 +65,8 @@ void wake_placement::record_wakee(task& waker, const task& p, nsec now) {
     if (waker.last_wakee != &p) {
         if (feat_[feature::WAKEE_FLIPS_COUPLE]) {
             const unsigned f = llc_size(waker.cpu);
-            if (waker.wakee_flips > const_cast<task&>(p).wakee_flips * 2 * f) ++const_cast<task&>(p).wakee_flips;
+            if (waker.wakee_flips > const_cast<task&>(p).wakee_flips * 2 * f)
+                ++const_cast<task&>(p).wakee_flips;
         }
         waker.last_wakee = &p;
         ++waker.wakee_flips;
@@ -87,13 +92,14 @@ int wake_placement::wake_affine_idle(unsigned this_cpu, unsigned prev, bool sync
     return none;
 }
 
-int wake_placement::wake_affine_weight(const task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
-                                       unsigned pct) const {
+int wake_placement::wake_affine_weight(const task& p, const task& waker, unsigned this_cpu, unsigned prev,
+                                       bool sync, unsigned pct) const {
     const runqueue& this_rq = core_.rq(this_cpu);
     const runqueue& prev_rq = core_.rq(prev);
     long long this_eff = static_cast<long long>(cpu_load(this_rq));
     if (sync) {
-        const long long current_load = waker.is_idle ? 0 : static_cast<long long>(task_h_load(this_rq, waker));
+        const long long current_load =
+            waker.is_idle ? 0 : static_cast<long long>(task_h_load(this_rq, waker));
         if (current_load > this_eff) return static_cast<int>(this_cpu);
         this_eff -= current_load;
     }
@@ -112,7 +118,8 @@ int wake_placement::wake_affine(task& p, const task& waker, unsigned this_cpu, u
                                 unsigned pct) {
     int target = none;
     if (feat_[feature::WA_IDLE]) target = wake_affine_idle(this_cpu, prev, sync);
-    if (feat_[feature::WA_WEIGHT] && target == none) target = wake_affine_weight(p, waker, this_cpu, prev, sync, pct);
+    if (feat_[feature::WA_WEIGHT] && target == none)
+        target = wake_affine_weight(p, waker, this_cpu, prev, sync, pct);
     ++p.stats.nr_wakeups_affine_attempts;
     if (target == none) return static_cast<int>(prev);
     ++core_.rq(this_cpu).wake_stats.ttwu_move_affine;
@@ -131,7 +138,8 @@ unsigned wake_placement::select(task& p, unsigned prev, unsigned wake_flags, std
     if (prev != this_cpu) probed.push_back(prev); // its idle state and load are read remotely
     if (want_affine) {
         const unsigned pct = affine_domain_pct(this_cpu, prev);
-        if (pct && this_cpu != prev) new_cpu = static_cast<unsigned>(wake_affine(p, waker, this_cpu, prev, sync, pct));
+        if (pct && this_cpu != prev)
+            new_cpu = static_cast<unsigned>(wake_affine(p, waker, this_cpu, prev, sync, pct));
     }
     return select_idle_sibling(p, prev, new_cpu, probed);
 }
@@ -194,7 +202,8 @@ int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned 
                 probed.push_back(s);
                 if (!available_idle_cpu(s)) {
                     idle = false;
-                    if (idle_cpu == none && sched_idle_cpu(s) && p.allowed_on(s)) idle_cpu = static_cast<int>(s);
+                    if (idle_cpu == none && sched_idle_cpu(s) && p.allowed_on(s))
+                        idle_cpu = static_cast<int>(s);
                     if (idle_cpu != none) break;
                     continue;
                 }
@@ -218,7 +227,8 @@ int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned 
     return idle_cpu;
 }
 
-unsigned wake_placement::select_idle_sibling(task& p, unsigned prev, unsigned target, std::vector<unsigned>& probed) {
+unsigned wake_placement::select_idle_sibling(task& p, unsigned prev, unsigned target,
+                                             std::vector<unsigned>& probed) {
     const cpu_layout& l = core_.layout();
     if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
     if (prev != target && l.share_cache(prev, target) && (available_idle_cpu(prev) || sched_idle_cpu(prev)))
@@ -228,7 +238,8 @@ unsigned wake_placement::select_idle_sibling(task& p, unsigned prev, unsigned ta
     if (recent >= 0 && static_cast<unsigned>(recent) != prev && static_cast<unsigned>(recent) != target &&
         l.share_cache(static_cast<unsigned>(recent), target) && p.allowed_on(static_cast<unsigned>(recent))) {
         probed.push_back(static_cast<unsigned>(recent));
-        if (available_idle_cpu(static_cast<unsigned>(recent)) || sched_idle_cpu(static_cast<unsigned>(recent)))
+        if (available_idle_cpu(static_cast<unsigned>(recent)) ||
+            sched_idle_cpu(static_cast<unsigned>(recent)))
             return static_cast<unsigned>(recent);
     }
     bool has_idle_core = false;

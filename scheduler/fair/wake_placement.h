@@ -35,9 +35,9 @@ class scheduler;
 // What one LLC's CPUs share (struct sched_domain_shared of sd_llc, plus sd_llc's avg_scan_cost).
 struct llc_shared {
     bool has_idle_cores = false;
-    unsigned nr_idle_scan = 0;     // SIS_UTIL budget
+    unsigned nr_idle_scan = 0;       // SIS_UTIL budget
     nsec nr_idle_scan_stamp = ~0ull; // jiffy it was computed at
-    nsec avg_scan_cost = 0;        // SIS_PROP: EWMA 1/8 of the scan time
+    nsec avg_scan_cost = 0;          // SIS_PROP: EWMA 1/8 of the scan time
 };
 
 class wake_placement {
@@ -62,7 +62,8 @@ public:
 private:
     void record_wakee(task& waker, const task& p, nsec now);
     bool wake_wide(const task& waker, const task& p, unsigned llc_size) const;
-    int wake_affine(task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync, unsigned imbalance_pct);
+    int wake_affine(task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
+                    unsigned imbalance_pct);
     int wake_affine_idle(unsigned this_cpu, unsigned prev, bool sync) const;
     int wake_affine_weight(const task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
                            unsigned imbalance_pct) const;

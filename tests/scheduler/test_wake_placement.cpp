@@ -31,7 +31,8 @@ scheduler::task& runner(test::sched_harness& h, const std::string& comm, unsigne
 }
 } // namespace
 
-TEST_CASE("03 1: a sync wakee stays on its idle cache-affine prev, or moves to an idle CPU of the waker's LLC") {
+TEST_CASE(
+    "03 1: a sync wakee stays on its idle cache-affine prev, or moves to an idle CPU of the waker's LLC") {
     for (auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
         test::sched_harness h(k, {}, {}, test::smt_layout());
         runner(h, "waker", 0, 0);
@@ -82,7 +83,8 @@ std::uint64_t dispatch(test::sched_harness& h, unsigned workers, unsigned rounds
 }
 } // namespace
 
-TEST_CASE("03 2: a dispatcher waking 4F workers stays affine in mainline; with WAKEE_FLIPS_COUPLE it wakes wide") {
+TEST_CASE(
+    "03 2: a dispatcher waking 4F workers stays affine in mainline; with WAKEE_FLIPS_COUPLE it wakes wide") {
     const unsigned f = 4, workers = 4 * f;
     {
         test::sched_harness h(kernel_version::cfs_v5_15, {}, {}, test::smt_layout());
@@ -90,7 +92,8 @@ TEST_CASE("03 2: a dispatcher waking 4F workers stays affine in mainline; with W
         CHECK(dispatch(h, workers, 5) == workers);
     }
     {
-        test::sched_harness h(kernel_version::cfs_v5_15, {{"WAKEE_FLIPS_COUPLE", true}}, {}, test::smt_layout());
+        test::sched_harness h(kernel_version::cfs_v5_15, {{"WAKEE_FLIPS_COUPLE", true}}, {},
+                              test::smt_layout());
         // Once the dispatcher's flips reach (F/2)F = 8 with slaves below F, or 4x the workers' inherited
         // flips, wake_wide fires and wake_affine is no longer tried.
         CHECK(dispatch(h, workers, 5) == 0);
@@ -115,7 +118,8 @@ TEST_CASE("03 3: with every CPU busy the wakee goes to the waker's CPU (sync) an
     CHECK(h.s->fair().name() != nullptr);
 }
 
-TEST_CASE("03 4: with one busy thread on half the cores a wakeup lands on a fully idle core, not a busy core's sibling") {
+TEST_CASE("03 4: with one busy thread on half the cores a wakeup lands on a fully idle core, not a busy "
+          "core's sibling") {
     for (auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
         test::sched_harness h(k, {}, {}, test::smt_layout());
         auto& b = sleeper(h, "b", 2, 0);
@@ -128,7 +132,8 @@ TEST_CASE("03 4: with one busy thread on half the cores a wakeup lands on a full
     }
 }
 
-TEST_CASE("03 6: a wakeup across LLCs goes through the wake list; a same-LLC wakeup to a busy CPU is direct") {
+TEST_CASE(
+    "03 6: a wakeup across LLCs goes through the wake list; a same-LLC wakeup to a busy CPU is direct") {
     for (auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
         test::sched_harness h(k, {}, {}, test::smt_layout());
         runner(h, "waker", 0, 0);

@@ -115,7 +115,8 @@ struct sched_harness {
         s->rq(cpu).curr->state = scheduler::task_state::sleeping;
         return s->schedule(cpu, false, now);
     }
-    scheduler::wakeup_result wake(scheduler::task& p, unsigned from_cpu, scheduler::nsec now, unsigned flags = 0) {
+    scheduler::wakeup_result wake(scheduler::task& p, unsigned from_cpu, scheduler::nsec now,
+                                  unsigned flags = 0) {
         return s->try_to_wake_up(p, from_cpu, flags, now);
     }
     // The tick at `now`; a NEED_RESCHED it (or anything before it) set is acted on at once. Returns
