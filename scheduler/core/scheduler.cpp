@@ -2,8 +2,8 @@
 #include "scheduler/core/scheduler.h"
 
 #include "scheduler/fair/cfs_class.h"
-#include "scheduler/fair/fair_class.h"
 #include "scheduler/fair/eevdf_class.h"
+#include "scheduler/fair/fair_class.h"
 #include "scheduler/fair/load_avg.h"
 #include "scheduler/idle/idle_class.h"
 

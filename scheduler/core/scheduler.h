@@ -62,10 +62,10 @@ public:
 
 // What try_to_wake_up did.
 struct wakeup_result {
-    bool woken = false;        // false: the task was already running/runnable
-    unsigned cpu = 0;          // where it is queued
-    bool queued = false;       // it was still queued (delayed dequeue): no placement happened
-    bool migrated = false;     // placed on a CPU other than its previous one
+    bool woken = false;         // false: the task was already running/runnable
+    unsigned cpu = 0;           // where it is queued
+    bool queued = false;        // it was still queued (delayed dequeue): no placement happened
+    bool migrated = false;      // placed on a CPU other than its previous one
     bool via_wake_list = false; // TTWU_QUEUE: queued through the target's wake list and an IPI
     const std::vector<unsigned>* probed = nullptr; // CPUs whose run queues placement looked at
 };
