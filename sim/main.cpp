@@ -130,13 +130,17 @@ int sc_main(int argc_all, char* argv_all[]) {
 
     auto* platforms = app.add_subcommand("platforms", "List the shipped platforms");
 
-    std::string topo_platform;
+    std::string topo_platform, topo_kernel = "eevdf";
     std::vector<std::string> topo_overrides;
     auto* topology =
         app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
     topology->add_option("platform", topo_platform, "Shipped platform name or path to a platform YAML file")
         ->required();
     topology->add_option("-p,--param", topo_overrides, "Override a platform key: dotted.key=value");
+    topology
+        ->add_option("--kernel", topo_kernel,
+                     "Sched domains of cfs (Linux v5.15) or eevdf (v6.12, the default)")
+        ->check(CLI::IsMember({"cfs", "eevdf"}));
 
     probe_cli pc;
     auto* probe = app.add_subcommand("probe", "Run a hardware probe on a platform");
@@ -194,7 +198,9 @@ int sc_main(int argc_all, char* argv_all[]) {
     try {
         if (*platforms) return list_platforms();
         if (*topology) {
-            sim::print_topology(std::cout, platform::load_platform(topo_platform, topo_overrides));
+            sim::print_topology(std::cout, platform::load_platform(topo_platform, topo_overrides),
+                                topo_kernel == "cfs" ? scheduler::kernel_version::cfs_v5_15
+                                                     : scheduler::kernel_version::eevdf_v6_12);
             return 0;
         }
         if (*probe) return run_probe(pc);

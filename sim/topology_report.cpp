@@ -3,6 +3,7 @@
 
 #include "platforms/fabric_graph.h"
 #include "platforms/topology.h"
+#include "scheduler/topology/sched_domain_tree.h"
 #include "scheduler/topology/sched_domains.h"
 
 #include <cstdio>
@@ -104,7 +105,45 @@ void print_platform_line(std::ostream& out, const platform::platform_params& p) 
     out << buf << p.description << "\n";
 }
 
-void print_topology(std::ostream& out, const platform::platform_params& p) {
+void print_domains(std::ostream& out, const scheduler::sched_domain_tree& tree, unsigned cpu) {
+    using scheduler::cpulist;
+    const auto k = tree.kernel();
+    out << "CPU " << cpu << " (/sys/kernel/debug/sched/domains/cpu" << cpu << "), bottom-up:\n";
+    unsigned m = 0;
+    for (const auto& d : tree.domains(cpu)) {
+        char name[16];
+        std::snprintf(name, sizeof name, "%-4s", d.name);
+        out << "  domain" << m++ << " " << name << " span=" << cpulist(d.span().cpus())
+            << " weight=" << d.span_weight << " imbalance_pct=" << d.imbalance_pct
+            << " cache_nice_tries=" << d.cache_nice_tries << " busy_factor=" << d.busy_factor
+            << " min_interval=" << d.min_interval << " max_interval=" << d.max_interval;
+        if (d.imb_numa_nr) out << " imb_numa_nr=" << d.imb_numa_nr;
+        out << " groups=" << d.nr_groups << ":";
+        // Like sched_domain_debug(): the balance mask where it differs from the span (overlapping groups).
+        auto group = [&](const scheduler::sched_group& g) {
+            out << " {" << cpulist(g.span().cpus());
+            if (*g.balance_mask != g.span()) out << " mask=" << cpulist(g.balance_mask->cpus());
+            out << "}";
+        };
+        const auto groups = d.group_list();
+        const std::size_t shown_head = groups.size() > 8 ? 4 : groups.size();
+        for (std::size_t i = 0; i < shown_head; ++i) group(groups[i]);
+        if (groups.size() > 8) {
+            out << " ... (" << groups.size() - 6 << " more)";
+            for (std::size_t i = groups.size() - 2; i < groups.size(); ++i) group(groups[i]);
+        }
+        out << " flags: " << scheduler::sd_flag_names(d.flags, k) << "\n";
+    }
+    if (const auto* llc = tree.sd_llc(cpu))
+        out << "  sd_llc " << llc->name << " (sd_llc_size " << tree.sd_llc_size(cpu) << ", sd_llc_id "
+            << tree.sd_llc_id(cpu) << ")";
+    else
+        out << "  no sd_llc";
+    if (const auto* numa = tree.sd_numa(cpu)) out << ", sd_numa " << numa->name << " " << numa->span_weight;
+    out << "\n";
+}
+
+void print_topology(std::ostream& out, const platform::platform_params& p, scheduler::kernel_version k) {
     platform::topology t(p);
     platform::fabric_graph g(p, t, {});
     out << "Machine (" << p.name << ": " << t.num_cpus() << " CPUs, " << t.num_llcs() << " LLCs, "
@@ -130,13 +169,10 @@ void print_topology(std::ostream& out, const platform::platform_params& p) {
         out << "\n";
     }
 
-    const auto levels = scheduler::build_sched_domains(t, dist);
-    out << "\nsched domains (Linux x86, v6.12): " << scheduler::describe_sched_domains(levels) << "\n";
-    for (const auto& l : levels) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "  %-5s %4u CPUs  CPU 0 spans ", l.name.c_str(), l.weight(0));
-        out << buf << scheduler::cpulist(l.span[0]) << "\n";
-    }
+    const scheduler::sched_domain_tree tree(t, dist, k);
+    out << "\nsched domains (Linux x86, " << (k == scheduler::kernel_version::cfs_v5_15 ? "v5.15" : "v6.12")
+        << "): " << tree.describe(0) << "\n";
+    print_domains(out, tree, 0);
 }
 
 } // namespace warmsched::sim

@@ -21,9 +21,9 @@ std::vector<unsigned> cpus_of_nodes(const platform::topology& t, const std::set<
 
 } // namespace
 
-std::vector<sched_domain_level> build_sched_domains(const platform::topology& t,
-                                                    const std::vector<std::vector<unsigned>>& distances,
-                                                    const sched_domain_options& o) {
+std::vector<sched_domain_level> sched_domain_candidates(const platform::topology& t,
+                                                        const std::vector<std::vector<unsigned>>& distances,
+                                                        const sched_domain_options& o) {
     const unsigned n = t.num_cpus();
     std::vector<sched_domain_level> candidates;
     auto add = [&](const std::string& name, auto&& span_of) {
@@ -52,8 +52,18 @@ std::vector<sched_domain_level> build_sched_domains(const platform::topology& t,
                 if (distances[node][j] <= d) near.insert(j);
             return cpus_of_nodes(t, near);
         });
+        candidates.back().numa_distance = d;
+        candidates.back().numa = !first;
         first = false;
     }
+    return candidates;
+}
+
+std::vector<sched_domain_level> build_sched_domains(const platform::topology& t,
+                                                    const std::vector<std::vector<unsigned>>& distances,
+                                                    const sched_domain_options& o) {
+    const unsigned n = t.num_cpus();
+    auto candidates = sched_domain_candidates(t, distances, o);
     // Drop degenerate levels: one CPU, or the same span as the level kept below.
     std::vector<sched_domain_level> kept;
     for (auto& l : candidates) {

@@ -310,3 +310,31 @@ TEST_CASE("an experiment file can run several workloads at once, each printing i
     CHECK(a < b);
     CHECK(r.out.find("haswell-i7-4790 (8 CPUs), CFS (Linux v5.15), HZ=1000") != std::string::npos);
 }
+
+TEST_CASE("topology prints CPU 0's sched domains with their flags, parameters and groups") {
+    const auto r = run("topology genoa-9654-2s-nps4");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("sched domains (Linux x86, v6.12): SMT 2, MC 16, NODE 48, NUMA 192, NUMA 384\n") !=
+          std::string::npos);
+    CHECK(r.out.find("  domain0 SMT  span=0,192 weight=2 imbalance_pct=110 cache_nice_tries=0 busy_factor=16 "
+                     "min_interval=2 max_interval=4 groups=2: {0} {192} flags: SD_BALANCE_NEWIDLE "
+                     "SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_SHARE_CPUCAPACITY SD_SHARE_LLC "
+                     "SD_PREFER_SIBLING\n") != std::string::npos);
+    CHECK(r.out.find("  domain2 NODE span=0-23,192-215 weight=48") != std::string::npos);
+    // The NUMA level at distance 32 (beyond 30) neither wakes affine nor balances fork and exec.
+    CHECK(r.out.find(
+              "  domain4 NUMA span=0-383 weight=384 imbalance_pct=117 cache_nice_tries=2 busy_factor=16 "
+              "min_interval=384 max_interval=768 imb_numa_nr=6 groups=2: {0-95,192-287} {96-191,288-383} "
+              "flags: SD_BALANCE_NEWIDLE SD_SERIALIZE SD_OVERLAP SD_NUMA\n") != std::string::npos);
+    CHECK(r.out.find("  sd_llc MC (sd_llc_size 16, sd_llc_id 0), sd_numa NUMA 192\n") != std::string::npos);
+
+    // Many groups are abbreviated; v5.15 names the package level DIE and SD_SHARE_LLC by its old name.
+    const auto g = run("topology genoa-9654-2s --kernel cfs");
+    CHECK(g.status == 0);
+    CHECK(g.out.find("sched domains (Linux x86, v5.15): SMT 2, MC 16, DIE 192, NUMA 384\n") !=
+          std::string::npos);
+    CHECK(g.out.find("groups=12: {0-7,192-199} {8-15,200-207} {16-23,208-215} {24-31,216-223} ... (6 more) "
+                     "{80-87,272-279} {88-95,280-287} flags:") != std::string::npos);
+    CHECK(g.out.find("SD_SHARE_PKG_RESOURCES") != std::string::npos);
+    CHECK(g.out.find("SD_SHARE_LLC") == std::string::npos);
+}
