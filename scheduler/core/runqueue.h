@@ -34,12 +34,7 @@ struct runqueue {
     nsec avg_idle = 0, max_idle_balance_cost = 0, idle_stamp = 0;
     nsec wake_avg_idle = 0, wake_stamp = 0; // wake_stamp in jiffies
     unsigned idle_policy_running = 0;       // queued SCHED_IDLE tasks (a CPU running only those is "idle")
-    // Wakeup counters the kernel keeps per sched domain of the waking CPU (ttwu_wake_remote: the wakee
-    // went to another CPU; ttwu_move_affine: wake_affine chose the target). Kept per CPU until the
-    // domain tree carries them.
-    struct {
-        std::uint64_t ttwu_wake_remote = 0, ttwu_move_affine = 0;
-    } wake_stats;
+
 
     bool is_idle() const { return curr == idle && nr_running == 0; }
 };

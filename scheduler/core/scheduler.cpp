@@ -12,8 +12,10 @@
 
 namespace warmsched::scheduler {
 
-scheduler::scheduler(const cpu_layout& layout, const sched_config& cfg, scheduler_hooks& hooks)
-    : layout_(layout), cfg_(cfg), hooks_(hooks), rqs_(layout.num_cpus()) {
+scheduler::scheduler(const platform::topology& topo, const std::vector<std::vector<unsigned>>& numa_distances,
+                     const sched_config& cfg, scheduler_hooks& hooks)
+    : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.kernel), hooks_(hooks),
+      rqs_(layout_.num_cpus()) {
     for (unsigned c = 0; c < rqs_.size(); ++c) rqs_[c].cpu = c;
     if (cfg.kernel == kernel_version::cfs_v5_15)
         fair_ = std::make_unique<cfs_class>(*this);
@@ -174,7 +176,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         update_rq_clock(rq, now);
         // ttwu_queue: across LLCs, or to an idle CPU (v6.2+, in v6.12), through the wake list.
         r.via_wake_list = cfg_.features[feature::TTWU_QUEUE] && cpu != this_cpu &&
-                          (!layout_.share_cache(cpu, this_cpu) ||
+                          (!domains_.cpus_share_cache(cpu, this_cpu) ||
                            (cfg_.kernel == kernel_version::eevdf_v6_12 && rq.is_idle()));
         static_cast<fair_class&>(*fair_).placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
@@ -190,7 +192,11 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         ++p.stats.nr_wakeups_local;
     } else {
         ++p.stats.nr_wakeups_remote;
-        ++this_rq.wake_stats.ttwu_wake_remote;
+        for (sched_domain& sd : domains_.domains(this_cpu)) // the lowest domain spanning the target
+            if (sd.contains(cpu)) {
+                ++sd.stats.ttwu_wake_remote;
+                break;
+            }
     }
     if (wake_flags & WF_SYNC) ++p.stats.nr_wakeups_sync;
     if (wake_flags & WF_MIGRATED) ++p.stats.nr_wakeups_migrate;
@@ -264,7 +270,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
 }
 
 void scheduler::account_wakeup_scan(unsigned this_cpu, nsec time) {
-    static_cast<fair_class&>(*fair_).placement().account_scan(this_cpu, layout_.llc_of[this_cpu], time);
+    static_cast<fair_class&>(*fair_).placement().account_scan(this_cpu, time);
 }
 
 void scheduler::scheduler_tick(unsigned cpu, nsec now) {

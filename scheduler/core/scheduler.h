@@ -13,6 +13,7 @@
 #include "scheduler/core/sched_features.h"
 #include "scheduler/fair/fair_tunables.h"
 #include "scheduler/topology/cpu_layout.h"
+#include "scheduler/topology/sched_domain_tree.h"
 
 #include <memory>
 #include <vector>
@@ -72,11 +73,15 @@ struct wakeup_result {
 
 class scheduler {
 public:
-    scheduler(const cpu_layout& layout, const sched_config& cfg, scheduler_hooks& hooks);
+    // The machine's topology and NUMA distance table give the CPU layout and the sched-domain tree.
+    scheduler(const platform::topology& topo, const std::vector<std::vector<unsigned>>& numa_distances,
+              const sched_config& cfg, scheduler_hooks& hooks);
     ~scheduler();
 
     const sched_config& config() const { return cfg_; }
     const cpu_layout& layout() const { return layout_; }
+    sched_domain_tree& domains() { return domains_; }
+    const sched_domain_tree& domains() const { return domains_; }
     unsigned num_cpus() const { return static_cast<unsigned>(rqs_.size()); }
     runqueue& rq(unsigned cpu) { return rqs_[cpu]; }
     const runqueue& rq(unsigned cpu) const { return rqs_[cpu]; }
@@ -123,6 +128,7 @@ private:
 
     cpu_layout layout_;
     sched_config cfg_;
+    sched_domain_tree domains_;
     scheduler_hooks& hooks_;
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> fair_, idle_;

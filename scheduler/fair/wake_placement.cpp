@@ -17,24 +17,22 @@ void update_avg(nsec& avg, nsec sample) { // avg += (sample - avg) / 8
 } // namespace
 
 wake_placement::wake_placement(scheduler& core)
-    : core_(core), feat_(core.config().features), tun_(core.config().tunables) {
+    : core_(core), feat_(core.config().features), tun_(core.config().tunables), domains_(core.domains()),
+      nr_idle_scan_stamp_(core.num_cpus(), ~nsec{0}) {
     const cpu_layout& l = core.layout();
-    llc_of_ = l.llc_of;
-    unsigned n_llc = 0;
-    for (unsigned c : llc_of_) n_llc = std::max(n_llc, c + 1);
-    llc_cpus_.resize(n_llc);
     for (unsigned c = 0; c < l.num_cpus(); ++c) {
-        llc_cpus_[llc_of_[c]].push_back(c);
         smt_ = smt_ || l.siblings[c].size() > 1;
-    }
-    llc_.resize(n_llc);
-    for (auto& s : llc_) s.has_idle_cores = smt_; // every CPU starts idle
-    for (unsigned c = 0; c < l.num_cpus(); ++c) {
         runqueue& rq = core.rq(c);
         rq.max_idle_balance_cost = tun_.migration_cost_ns;
         rq.avg_idle = 2 * tun_.migration_cost_ns;
         rq.wake_avg_idle = rq.avg_idle / 2;
     }
+    for (unsigned c = 0; c < l.num_cpus(); ++c) // every CPU starts idle
+        if (sched_domain_shared* sh = domains_.sd_llc_shared(c)) sh->has_idle_cores = smt_;
+}
+
+unsigned wake_placement::llc_size(unsigned cpu) const {
+    return domains_.sd_llc_size(cpu);
 }
 
 nsec wake_placement::jiffies(nsec now) const {
@@ -48,12 +46,6 @@ bool wake_placement::available_idle_cpu(unsigned cpu) const {
 bool wake_placement::sched_idle_cpu(unsigned cpu) const {
     const runqueue& rq = core_.rq(cpu);
     return rq.nr_running > 0 && rq.nr_running == rq.idle_policy_running;
-}
-
-unsigned wake_placement::affine_domain_pct(unsigned cpu, unsigned other) const {
-    const cpu_layout& l = core_.layout();
-    if (l.core_of[cpu] == l.core_of[other]) return 110; // SMT
-    return 117; // MC, PKG and NUMA levels within node_reclaim_distance all carry WAKE_AFFINE
 }
 
 void wake_placement::record_wakee(task& waker, const task& p, nsec now) {
@@ -85,7 +77,7 @@ bool wake_placement::wake_wide(const task& waker, const task& p, unsigned f) con
 }
 
 int wake_placement::wake_affine_idle(unsigned this_cpu, unsigned prev, bool sync) const {
-    if (available_idle_cpu(this_cpu) && core_.layout().share_cache(this_cpu, prev))
+    if (available_idle_cpu(this_cpu) && domains_.cpus_share_cache(this_cpu, prev))
         return available_idle_cpu(prev) ? static_cast<int>(prev) : static_cast<int>(this_cpu);
     if (sync && core_.rq(this_cpu).nr_running == 1) return static_cast<int>(this_cpu);
     if (available_idle_cpu(prev)) return static_cast<int>(prev);
@@ -114,15 +106,15 @@ int wake_placement::wake_affine_weight(const task& p, const task& waker, unsigne
     return this_eff < prev_eff ? static_cast<int>(this_cpu) : none;
 }
 
-int wake_placement::wake_affine(task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
-                                unsigned pct) {
+int wake_placement::wake_affine(sched_domain& sd, task& p, const task& waker, unsigned this_cpu,
+                                unsigned prev, bool sync) {
     int target = none;
     if (feat_[feature::WA_IDLE]) target = wake_affine_idle(this_cpu, prev, sync);
     if (feat_[feature::WA_WEIGHT] && target == none)
-        target = wake_affine_weight(p, waker, this_cpu, prev, sync, pct);
+        target = wake_affine_weight(p, waker, this_cpu, prev, sync, sd.imbalance_pct);
     ++p.stats.nr_wakeups_affine_attempts;
     if (target == none) return static_cast<int>(prev);
-    ++core_.rq(this_cpu).wake_stats.ttwu_move_affine;
+    ++sd.stats.ttwu_move_affine;
     ++p.stats.nr_wakeups_affine;
     return target;
 }
@@ -136,10 +128,16 @@ unsigned wake_placement::select(task& p, unsigned prev, unsigned wake_flags, std
     const bool want_affine = !wake_wide(waker, p, llc_size(this_cpu)) && p.allowed_on(this_cpu);
     unsigned new_cpu = prev;
     if (prev != this_cpu) probed.push_back(prev); // its idle state and load are read remotely
+    // The domain walk: the lowest WAKE_AFFINE domain spanning prev decides affine vs prev. No level
+    // has SD_BALANCE_WAKE, so a wakeup always takes the fast path below.
     if (want_affine) {
-        const unsigned pct = affine_domain_pct(this_cpu, prev);
-        if (pct && this_cpu != prev)
-            new_cpu = static_cast<unsigned>(wake_affine(p, waker, this_cpu, prev, sync, pct));
+        for (sched_domain& sd : domains_.domains(this_cpu)) {
+            if (sd.has(SD_WAKE_AFFINE) && sd.contains(prev)) {
+                if (this_cpu != prev)
+                    new_cpu = static_cast<unsigned>(wake_affine(sd, p, waker, this_cpu, prev, sync));
+                break;
+            }
+        }
     }
     return select_idle_sibling(p, prev, new_cpu, probed);
 }
@@ -153,23 +151,25 @@ int wake_placement::select_idle_smt(const task& p, unsigned prev, std::vector<un
     return none;
 }
 
-void wake_placement::update_nr_idle_scan(unsigned llc, nsec jiffy) {
-    llc_shared& s = llc_[llc];
-    if (s.nr_idle_scan_stamp == jiffy) return;
-    s.nr_idle_scan_stamp = jiffy;
-    const auto& cpus = llc_cpus_[llc];
+void wake_placement::update_nr_idle_scan(unsigned target, nsec jiffy) {
+    sched_domain* llc = domains_.sd_llc(target);
+    nsec& stamp = nr_idle_scan_stamp_[domains_.sd_llc_id(target)];
+    if (!llc || stamp == jiffy) return;
+    stamp = jiffy;
     std::uint64_t sum_util = 0;
-    for (unsigned c : cpus) sum_util += cpu_util(core_.rq(c));
-    const std::uint64_t weight = cpus.size(), pct = 117;
+    for (unsigned c : llc->span()) sum_util += cpu_util(core_.rq(c));
+    // update_idle_cpu_scan uses the imbalance_pct of the domain above the LLC being balanced.
+    const std::uint64_t weight = llc->span_weight, pct = llc->parent ? llc->parent->imbalance_pct : 117;
     const std::uint64_t x = sum_util / weight;
     const std::uint64_t tmp = std::min<std::uint64_t>(x * x * pct * pct / (10000 * 1024), 1024);
-    s.nr_idle_scan = static_cast<unsigned>((1024 - tmp) * weight / 1024);
+    llc->shared->nr_idle_scan = static_cast<unsigned>((1024 - tmp) * weight / 1024);
 }
 
 int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned target,
                                     std::vector<unsigned>& probed) {
-    const unsigned llc = llc_of_[target];
-    const auto& span = llc_cpus_[llc];
+    sched_domain* llc = domains_.sd_llc(target);
+    if (!llc) return none;
+    const auto& span = llc->span().cpus();
     const unsigned this_cpu = static_cast<unsigned>(core_.calling_cpu());
     runqueue& this_rq = core_.rq(this_cpu);
     long long nr = 1ll << 30;
@@ -179,13 +179,14 @@ int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned 
             ++this_rq.wake_stamp;
             this_rq.wake_avg_idle >>= 1;
         }
-        const nsec avg_cost = llc_[llc_of_[this_cpu]].avg_scan_cost + 1;
+        sched_domain* this_llc = domains_.sd_llc(this_cpu);
+        const nsec avg_cost = (this_llc ? this_llc->avg_scan_cost : 0) + 1;
         const nsec span_avg = span.size() * this_rq.wake_avg_idle;
         nr = span_avg > 4 * avg_cost ? static_cast<long long>(span_avg / avg_cost) : 4;
     }
     if (feat_[feature::SIS_UTIL]) {
-        update_nr_idle_scan(llc, jiffies(this_rq.clock));
-        nr = static_cast<long long>(llc_[llc].nr_idle_scan) + 1;
+        update_nr_idle_scan(target, jiffies(this_rq.clock));
+        nr = static_cast<long long>(llc->shared->nr_idle_scan) + 1;
         if (nr == 1) return none; // an overloaded LLC is unlikely to have an idle CPU
     }
     // Walk the LLC's allowed CPUs cyclically from target + 1.
@@ -223,20 +224,22 @@ int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned 
             }
         }
     }
-    if (has_idle_core) llc_[llc].has_idle_cores = false; // the search found none
+    if (has_idle_core) llc->shared->has_idle_cores = false; // the search found none
     return idle_cpu;
 }
 
 unsigned wake_placement::select_idle_sibling(task& p, unsigned prev, unsigned target,
                                              std::vector<unsigned>& probed) {
-    const cpu_layout& l = core_.layout();
+    const sched_domain_tree& l = domains_;
     if (available_idle_cpu(target) || sched_idle_cpu(target)) return target;
-    if (prev != target && l.share_cache(prev, target) && (available_idle_cpu(prev) || sched_idle_cpu(prev)))
+    if (prev != target && l.cpus_share_cache(prev, target) &&
+        (available_idle_cpu(prev) || sched_idle_cpu(prev)))
         return prev;
     const int recent = p.recent_used_cpu;
     p.recent_used_cpu = static_cast<int>(prev);
     if (recent >= 0 && static_cast<unsigned>(recent) != prev && static_cast<unsigned>(recent) != target &&
-        l.share_cache(static_cast<unsigned>(recent), target) && p.allowed_on(static_cast<unsigned>(recent))) {
+        l.cpus_share_cache(static_cast<unsigned>(recent), target) &&
+        p.allowed_on(static_cast<unsigned>(recent))) {
         probed.push_back(static_cast<unsigned>(recent));
         if (available_idle_cpu(static_cast<unsigned>(recent)) ||
             sched_idle_cpu(static_cast<unsigned>(recent)))
@@ -244,8 +247,9 @@ unsigned wake_placement::select_idle_sibling(task& p, unsigned prev, unsigned ta
     }
     bool has_idle_core = false;
     if (smt_) {
-        has_idle_core = llc_[llc_of_[target]].has_idle_cores;
-        if (!has_idle_core && l.share_cache(prev, target)) {
+        const sched_domain_shared* sh = l.sd_llc_shared(target);
+        has_idle_core = sh && sh->has_idle_cores;
+        if (!has_idle_core && l.cpus_share_cache(prev, target)) {
             const int i = select_idle_smt(p, prev, probed);
             if (i != none) return static_cast<unsigned>(i);
         }
@@ -261,7 +265,7 @@ void wake_placement::cpu_enters_idle(unsigned cpu, nsec now) {
     if (!smt_) return;
     for (unsigned s : core_.layout().siblings[cpu])
         if (s != cpu && !available_idle_cpu(s)) return;
-    llc_[llc_of_[cpu]].has_idle_cores = true;
+    if (sched_domain_shared* sh = domains_.sd_llc_shared(cpu)) sh->has_idle_cores = true;
 }
 
 void wake_placement::cpu_woken_from_idle(unsigned cpu, nsec now) {
@@ -276,11 +280,11 @@ void wake_placement::cpu_woken_from_idle(unsigned cpu, nsec now) {
     rq.idle_stamp = 0;
 }
 
-void wake_placement::account_scan(unsigned this_cpu, unsigned llc, nsec time) {
+void wake_placement::account_scan(unsigned this_cpu, nsec time) {
     if (!feat_[feature::SIS_PROP]) return;
     runqueue& rq = core_.rq(this_cpu);
     rq.wake_avg_idle -= std::min(rq.wake_avg_idle, time);
-    update_avg(llc_[llc].avg_scan_cost, time);
+    if (sched_domain* llc = domains_.sd_llc(this_cpu)) update_avg(llc->avg_scan_cost, time);
 }
 
 } // namespace warmsched::scheduler

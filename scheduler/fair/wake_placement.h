@@ -16,8 +16,10 @@
 //        scan budget (SIS_PROP: from the waker's average idle time and the scan cost; SIS_UTIL:
 //        from the LLC's utilization) -- else target.
 //
-// The CPUs the scan looks at are reported so that the kernel can read their run-queue lines through
-// the cache model; the time that takes comes back as the scan cost SIS_PROP averages.
+// The domains, the LLC-shared hints (has_idle_cores, nr_idle_scan) and sd_llc's avg_scan_cost are the
+// sched-domain tree's. The CPUs the scan looks at are reported so that the kernel can read their
+// run-queue lines through the cache model; the time that takes comes back as the scan cost SIS_PROP
+// averages.
 // Left out: asymmetric capacity, clusters (x86 clusters are single cores on the shipped platforms),
 // per-CPU kthread stacking, core scheduling cookies.
 #pragma once
@@ -25,20 +27,13 @@
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_features.h"
 #include "scheduler/fair/fair_tunables.h"
+#include "scheduler/topology/sched_domain_tree.h"
 
 #include <vector>
 
 namespace warmsched::scheduler {
 
 class scheduler;
-
-// What one LLC's CPUs share (struct sched_domain_shared of sd_llc, plus sd_llc's avg_scan_cost).
-struct llc_shared {
-    bool has_idle_cores = false;
-    unsigned nr_idle_scan = 0;       // SIS_UTIL budget
-    nsec nr_idle_scan_stamp = ~0ull; // jiffy it was computed at
-    nsec avg_scan_cost = 0;          // SIS_PROP: EWMA 1/8 of the scan time
-};
 
 class wake_placement {
 public:
@@ -52,35 +47,31 @@ public:
     // An idle CPU is being woken (ttwu_do_wakeup): fold its idle period into avg_idle.
     void cpu_woken_from_idle(unsigned cpu, nsec now);
     // The time the waker spent probing (SIS_PROP's scan cost), measured by the kernel.
-    void account_scan(unsigned this_cpu, unsigned llc, nsec time);
+    void account_scan(unsigned this_cpu, nsec time);
 
     bool available_idle_cpu(unsigned cpu) const;
     bool sched_idle_cpu(unsigned cpu) const;
-    const llc_shared& shared(unsigned cpu) const { return llc_[llc_of_[cpu]]; }
-    unsigned llc_size(unsigned cpu) const { return static_cast<unsigned>(llc_cpus_[llc_of_[cpu]].size()); }
+    unsigned llc_size(unsigned cpu) const;
 
 private:
     void record_wakee(task& waker, const task& p, nsec now);
     bool wake_wide(const task& waker, const task& p, unsigned llc_size) const;
-    int wake_affine(task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
-                    unsigned imbalance_pct);
+    int wake_affine(sched_domain& sd, task& p, const task& waker, unsigned this_cpu, unsigned prev,
+                    bool sync);
     int wake_affine_idle(unsigned this_cpu, unsigned prev, bool sync) const;
     int wake_affine_weight(const task& p, const task& waker, unsigned this_cpu, unsigned prev, bool sync,
                            unsigned imbalance_pct) const;
     unsigned select_idle_sibling(task& p, unsigned prev, unsigned target, std::vector<unsigned>& probed);
     int select_idle_smt(const task& p, unsigned prev, std::vector<unsigned>& probed);
     int select_idle_cpu(const task& p, bool has_idle_core, unsigned target, std::vector<unsigned>& probed);
-    void update_nr_idle_scan(unsigned llc, nsec jiffy);
-    // imbalance_pct of the lowest WAKE_AFFINE domain of `cpu` spanning `other`, or 0 if none.
-    unsigned affine_domain_pct(unsigned cpu, unsigned other) const;
+    void update_nr_idle_scan(unsigned target, nsec jiffy);
     nsec jiffies(nsec now) const;
 
     scheduler& core_;
     const sched_features& feat_;
     const fair_tunables& tun_;
-    std::vector<unsigned> llc_of_;
-    std::vector<std::vector<unsigned>> llc_cpus_;
-    std::vector<llc_shared> llc_;
+    sched_domain_tree& domains_;
+    std::vector<nsec> nr_idle_scan_stamp_; // per sd_llc_id: the jiffy nr_idle_scan was computed at
     bool smt_ = false;
 };
 

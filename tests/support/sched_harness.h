@@ -1,6 +1,6 @@
-// The scheduler without SystemC, for tests of single decisions: an 8-CPU layout (by default flat: one
-// core per CPU, one LLC, one node; or `smt_layout`: 4 cores x 2 threads in 2 LLCs; the tunables are
-// those of f = 4), the scheduler with a kernel's defaults (feature
+// The scheduler without SystemC, for tests of single decisions: an 8-CPU machine (by default flat: 8
+// cores in one LLC, one node; or `smt_machine`: 4 cores x 2 threads in 2 LLCs; the tunables are those
+// of f = 4), the scheduler with a kernel's defaults (feature
 // overrides and a tweak applied), idle tasks, and helpers that make the calls the simulated kernel makes
 // -- start a task, block curr, wake, tick, schedule -- at explicit nanosecond times.
 #pragma once
@@ -8,6 +8,7 @@
 #include "scheduler/core/scheduler.h"
 #include "scheduler/fair/cfs_class.h"
 #include "scheduler/fair/eevdf_class.h"
+#include "support/mini_platform.h"
 
 #include <deque>
 #include <functional>
@@ -28,33 +29,23 @@ struct recording_hooks final : scheduler::scheduler_hooks {
     void kick_cpu(unsigned cpu) override { kicks.push_back(cpu); }
 };
 
-inline scheduler::cpu_layout flat_layout(unsigned n) {
-    scheduler::cpu_layout l;
-    for (unsigned c = 0; c < n; ++c) {
-        l.core_of.push_back(c);
-        l.llc_of.push_back(0);
-        l.node_of.push_back(0);
-        l.siblings.push_back({c});
-    }
-    return l;
+// An 8-CPU machine without SMT: one socket, one LLC, 8 cores (the default of the harness).
+inline platform::platform_params flat_machine() {
+    std::string y = mini_platform_yaml();
+    y.replace(y.find("{name: ccx, count: 2}"), 21, "{name: ccx, count: 1}");
+    y.replace(y.find("{name: core, count: 2}"), 22, "{name: core, count: 8}");
+    y.replace(y.find("threads_per_core: 2"), 19, "threads_per_core: 1");
+    return platform::read_platform(config::load_yaml_text(y, "flat.yaml"));
 }
-
-// The mini platform's layout: CPUs 0-3 are the first threads of cores 0-3, CPUs 4-7 their siblings;
-// cores 0-1 (CPUs 0, 1, 4, 5) share LLC 0, cores 2-3 (CPUs 2, 3, 6, 7) LLC 1.
-inline scheduler::cpu_layout smt_layout() {
-    scheduler::cpu_layout l;
-    for (unsigned c = 0; c < 8; ++c) {
-        const unsigned core = c % 4;
-        l.core_of.push_back(core);
-        l.llc_of.push_back(core / 2);
-        l.node_of.push_back(0);
-        l.siblings.push_back({core, core + 4});
-    }
-    return l;
+// The mini platform: CPUs 0-3 are the first threads of cores 0-3, CPUs 4-7 their siblings; cores 0-1
+// (CPUs 0, 1, 4, 5) share LLC 0, cores 2-3 (CPUs 2, 3, 6, 7) LLC 1.
+inline platform::platform_params smt_machine() {
+    return mini_platform();
 }
 
 struct sched_harness {
     recording_hooks hooks;
+    platform::topology topo;
     scheduler::sched_config cfg;
     std::unique_ptr<scheduler::scheduler> s;
     std::deque<scheduler::task> idle, tasks;
@@ -62,14 +53,15 @@ struct sched_harness {
     explicit sched_harness(scheduler::kernel_version k,
                            const std::vector<std::pair<std::string, bool>>& features = {},
                            const std::function<void(scheduler::sched_config&)>& tweak = {},
-                           const scheduler::cpu_layout& layout = flat_layout(8))
-        : cfg(scheduler::sched_config::defaults(k, 8)) {
+                           const platform::platform_params& machine = flat_machine())
+        : topo(machine), cfg(scheduler::sched_config::defaults(k, 8)) {
         for (const auto& [name, on] : features) {
             const std::string why = cfg.features.set(name, on);
             if (!why.empty()) throw std::runtime_error(why);
         }
         if (tweak) tweak(cfg);
-        s = std::make_unique<scheduler::scheduler>(layout, cfg, hooks);
+        s = std::make_unique<scheduler::scheduler>(topo, std::vector<std::vector<unsigned>>{{10}}, cfg,
+                                                   hooks);
         for (unsigned c = 0; c < 8; ++c) {
             idle.emplace_back();
             idle.back().comm = "swapper/" + std::to_string(c);

@@ -3,6 +3,8 @@
 
 #include "workloads/kernel/cpu_executor.h"
 
+#include "platforms/fabric_graph.h"
+
 #include <algorithm>
 
 namespace warmsched::workloads {
@@ -17,7 +19,8 @@ sim_kernel::sim_kernel(const sc_core::sc_module_name& name, models::machine& m,
                        const scheduler::sched_config& cfg, std::uint64_t seed)
     : sc_module(name), m_(m), seed_(seed) {
     const unsigned n = m.num_cpus();
-    sched_ = std::make_unique<scheduler::scheduler>(scheduler::cpu_layout::of(m.topo()), cfg, *this);
+    sched_ = std::make_unique<scheduler::scheduler>(
+        m.topo(), platform::numa_distances(m.platform(), m.topo(), m.graph()), cfg, *this);
     for (unsigned c = 0; c < n; ++c) {
         idle_tasks_.push_back(std::make_unique<scheduler::task>());
         scheduler::task& idle = *idle_tasks_.back();
