@@ -15,19 +15,23 @@ namespace warmsched::models {
 
 class link_occupancy {
 public:
-    // bytes_per_s: bandwidth; bucket_ps: accounting granularity; horizon: buckets remembered.
+    // bytes_per_s: bandwidth; bucket_ps: accounting granularity; horizon: buckets remembered (rounded
+    // up to a power of two, so that a bucket's ring slot is a mask, not a division).
     link_occupancy(double bytes_per_s, std::uint64_t bucket_ps, unsigned horizon = 4096)
         : bytes_per_ps_(bytes_per_s / 1e12), bucket_ps_(bucket_ps), capacity_(bytes_per_s * bucket_ps / 1e12),
-          demand_(horizon, 0.0), backlog_(horizon, 0.0) {}
+          mask_(round_up_pow2(horizon) - 1), demand_(mask_ + 1, 0.0), backlog_(mask_ + 1, 0.0),
+          demand_tag_(mask_ + 1, no_bucket), backlog_tag_(mask_ + 1, no_bucket) {}
 
     // Reserves `bytes` for a transfer that wants to start at `t_ps`; returns its queueing delay in ps.
     std::uint64_t reserve(std::uint64_t t_ps, double bytes) {
         total_bytes_ += bytes;
-        const std::uint64_t horizon = demand_.size();
+        const std::uint64_t horizon = mask_ + 1;
         std::uint64_t b = std::max(t_ps / bucket_ps_, base_);
         if (b >= base_ + horizon) slide_to(b - horizon + 1);
-        const double ahead = backlog_at(b) + demand_[b % horizon];
-        demand_[b % horizon] += bytes;
+        const double ahead = backlog_at(b) + demand(b);
+        set_demand(b, demand(b) + bytes);
+        if (b > last_demand_ || !any_demand_) last_demand_ = b;
+        any_demand_ = true;
         if (known_ > b) known_ = b; // later buckets' backlog must be recomputed
         const double wait =
             static_cast<double>(b * bucket_ps_) + ahead / bytes_per_ps_ - static_cast<double>(t_ps);
@@ -40,42 +44,66 @@ public:
     std::uint64_t queued_ps() const { return queued_ps_; }
 
 private:
-    // Bytes still queued at the start of bucket b.
+    static constexpr std::uint64_t no_bucket = ~std::uint64_t{0};
+    static std::uint64_t round_up_pow2(std::uint64_t n) {
+        std::uint64_t p = 1;
+        while (p < n) p <<= 1;
+        return p;
+    }
+    // Each ring slot remembers which bucket it holds, so forgetting old buckets costs nothing: a slot
+    // holding another bucket reads as no demand / no backlog.
+    double demand(std::uint64_t k) const {
+        const std::size_t i = k & mask_;
+        return demand_tag_[i] == k ? demand_[i] : 0.0;
+    }
+    void set_demand(std::uint64_t k, double v) {
+        const std::size_t i = k & mask_;
+        demand_[i] = v;
+        demand_tag_[i] = k;
+    }
+    double backlog(std::uint64_t k) const {
+        const std::size_t i = k & mask_;
+        return backlog_tag_[i] == k ? backlog_[i] : 0.0;
+    }
+    void set_backlog(std::uint64_t k, double v) {
+        const std::size_t i = k & mask_;
+        backlog_[i] = v;
+        backlog_tag_[i] = k;
+    }
+
+    // Bytes still queued at the start of bucket b. Buckets after the last demand whose backlog has
+    // drained are skipped in one step (an idle link costs nothing to catch up with): a bucket in
+    // [base_, known_] whose slot was never written has no backlog.
     double backlog_at(std::uint64_t b) {
-        const std::uint64_t horizon = demand_.size();
         while (known_ < b) {
-            const double next =
-                std::max(0.0, backlog_[known_ % horizon] + demand_[known_ % horizon] - capacity_);
+            const double cur = backlog(known_);
+            if (cur == 0.0 && (!any_demand_ || known_ > last_demand_)) {
+                known_ = b;
+                return 0.0;
+            }
+            const double next = std::max(0.0, cur + demand(known_) - capacity_);
             ++known_;
-            backlog_[known_ % horizon] = next;
+            set_backlog(known_, next);
         }
-        return backlog_[b % horizon];
+        return backlog(b);
     }
 
     // Forgets the buckets before `new_base`, carrying their backlog forward.
     void slide_to(std::uint64_t new_base) {
-        const std::uint64_t horizon = demand_.size();
-        if (new_base - base_ < horizon) {
-            backlog_at(new_base);
-            for (std::uint64_t k = base_; k < new_base; ++k) demand_[k % horizon] = 0;
-            if (known_ < new_base) known_ = new_base;
-        } else { // a jump past everything remembered: the old backlog drains over the gap
-            const std::uint64_t last = base_ + horizon - 1;
-            double carry = std::max(0.0, backlog_at(last) + demand_[last % horizon] - capacity_);
-            carry = std::max(0.0, carry - capacity_ * static_cast<double>(new_base - last - 1));
-            std::fill(demand_.begin(), demand_.end(), 0.0);
-            backlog_[new_base % horizon] = carry;
-            known_ = new_base;
-        }
+        if (known_ < new_base) backlog_at(new_base);
         base_ = new_base;
     }
 
     double bytes_per_ps_;
     std::uint64_t bucket_ps_;
     double capacity_;
+    std::uint64_t mask_;
     std::vector<double> demand_, backlog_;
-    std::uint64_t base_ = 0;  // oldest bucket remembered
-    std::uint64_t known_ = 0; // backlog_ is valid for buckets base_..known_
+    std::vector<std::uint64_t> demand_tag_, backlog_tag_;
+    std::uint64_t base_ = 0;        // oldest bucket remembered
+    std::uint64_t known_ = 0;       // backlog is valid for buckets base_..known_
+    std::uint64_t last_demand_ = 0; // the latest bucket that received demand (if any_demand_)
+    bool any_demand_ = false;
     double total_bytes_ = 0;
     std::uint64_t queued_ps_ = 0;
 };
