@@ -1,6 +1,7 @@
 // Run summary and stats.txt; see run_summary.h.
 #include "sim/run_summary.h"
 
+#include "sim/migration_report.h"
 #include "workloads/kernel/cpu_executor.h"
 
 #include <cstdio>
@@ -131,6 +132,7 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
         }
         stat(p + "accesses::total", static_cast<double>(total), "memory accesses (Count)");
     }
+    write_migration_stats(out, k.migration_costs());
     out << "\n---------- End Simulation Statistics   ----------\n";
 }
 

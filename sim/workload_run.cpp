@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "sim/migration_report.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -39,6 +40,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     }
     std::ostringstream summary;
     print_run_summary(summary, k, m, sim_s, e.seed);
+    print_migration_report(summary, k.migration_costs());
     out << report.str() << summary.str();
     // Wall-clock speed goes to stderr, so that stdout and the result files are byte-identical per seed.
     char speed[160];

@@ -31,6 +31,8 @@ std::uint64_t llc::holder_ports(std::uint64_t line) const {
 void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     mem_txn& t = *gp.get_extension<mem_txn>();
     const unsigned p = static_cast<unsigned>(port);
+    cur_task_ = t.task;
+    cur_cpu_ = t.cpu;
     switch (t.op) {
     case mem_op::get_shared:
         delay += ps_time(read(p, t, delay));
@@ -211,6 +213,7 @@ void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) 
         it->owner = -1;
     }
     if (dirty) ++stats_.writebacks;
+    if (observer_) observer_->left_llc(p_.index, line, cur_task_, cur_cpu_, it->ports == 0);
     if (it->ports == 0) { // the domain no longer holds the line
         domain_.erase(line);
         notify_home(mem_op::put, line, dirty, at);

@@ -11,6 +11,7 @@
 
 #include "models/cache/cache_stats.h"
 #include "models/cache/tag_array.h"
+#include "models/common/access_observer.h"
 #include "models/common/line_map.h"
 #include "models/common/mem_txn.h"
 #include "models/memory/address_map.h"
@@ -54,6 +55,8 @@ public:
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
     bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }
     std::uint64_t holder_ports(std::uint64_t line) const;
+    // Told of every line evicted from the tag array for room (nullptr: nobody).
+    void set_observer(access_observer* o) { observer_ = o; }
 
 private:
     struct domain_line {
@@ -83,6 +86,8 @@ private:
     line_map<domain_line> domain_;
     cache_stats stats_;
     txn_payload home_, notify_, snoop_;
+    access_observer* observer_ = nullptr;
+    std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the core request in progress is for
 };
 
 } // namespace warmsched::models

@@ -64,6 +64,7 @@ public:
     }
 
     std::size_t size() const { return size_; }
+    std::size_t capacity() const { return keys_.size(); } // slots (each a key and a value)
 
 private:
     static std::size_t capacity_for(std::size_t n) {

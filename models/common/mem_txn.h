@@ -54,6 +54,11 @@ struct mem_txn : tlm::tlm_extension<mem_txn> {
     std::uint32_t llc = 0;    // requesting LLC
     std::uint32_t target = 0; // fabric destination: directory (home) or LLC index
     bool dirty = false;       // put/snoop: the data is dirty
+    // Who the access is for (hart -> core -> LLC requests and evictions): the software task the hart
+    // runs (0: none -- idle or no kernel) and the hart's Linux CPU. Only the access observer (the
+    // cost-of-migration report) reads them; no timing depends on them.
+    std::uint32_t task = 0;
+    std::uint32_t cpu = 0;
 
     // Response.
     line_state granted = line_state::invalid;

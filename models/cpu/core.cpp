@@ -34,6 +34,8 @@ void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     }
     mem_txn* t = gp.get_extension<mem_txn>();
     assert(t);
+    cur_task_ = t->task;
+    cur_cpu_ = t->cpu;
     const ps_t lat = access(*t, delay);
     delay += lat == latency_[0] ? l1_time_ : ps_time(lat);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -90,6 +92,8 @@ ps_t core::request(mem_op op, std::uint64_t line, const sc_core::sc_time& at) {
     down_.txn.llc = p_.llc;
     down_.txn.granted = line_state::invalid;
     down_.txn.dirty = false;
+    down_.txn.task = cur_task_;
+    down_.txn.cpu = cur_cpu_;
     sc_core::sc_time d = at;
     llc_side->b_transport(down_.gp, d);
     return (d - at).value();
@@ -133,6 +137,9 @@ void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
     down_.txn.line = line;
     down_.txn.llc = p_.llc;
     down_.txn.dirty = dirty;
+    down_.txn.task = cur_task_;
+    down_.txn.cpu = cur_cpu_;
+    if (observer_) observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
     sc_core::sc_time d = at; // evictions are off the critical path
     llc_side->b_transport(down_.gp, d);
 }

@@ -8,6 +8,7 @@
 
 #include "models/cache/cache_stats.h"
 #include "models/cache/tag_array.h"
+#include "models/common/access_observer.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -50,6 +51,8 @@ public:
     const cache_stats& level_stats(unsigned level) const { return stats_[level]; }
     const tag_array& level_tags(unsigned level) const { return levels_[level]; }
     unsigned num_levels() const { return static_cast<unsigned>(levels_.size()); }
+    // Told of every line that leaves the private caches for room (nullptr: nobody).
+    void set_observer(access_observer* o) { observer_ = o; }
 
 private:
     void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -71,6 +74,8 @@ private:
     unsigned line_shift_ = 0;  // log2(line size)
     std::vector<cache_stats> stats_;
     txn_payload down_;
+    access_observer* observer_ = nullptr;
+    std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the access in progress is for (slow path only)
 };
 
 } // namespace warmsched::models

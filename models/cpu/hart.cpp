@@ -9,6 +9,7 @@ namespace warmsched::models {
 
 hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_module(name), mem("mem"), p_(p) {
     qk_.reset();
+    req_.txn.cpu = p.cpu;
 }
 
 sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
@@ -34,6 +35,8 @@ sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
     const int src = static_cast<int>(req_.txn.source);
     ++stats_.accesses[src];
     stats_.latency_ps[src] += lat.value();
+    if (observer_ && req_.txn.source != mem_source::l1)
+        observer_->missed(p_.cpu, req_.txn.task, req_.txn.line, req_.txn.source, lat.value());
     return lat;
 }
 

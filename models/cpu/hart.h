@@ -6,6 +6,7 @@
 // when the quantum is used up or when the program asks (before it communicates with another thread).
 #pragma once
 
+#include "models/common/access_observer.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -60,6 +61,12 @@ public:
     // Brings SystemC time up to the local time (wait()s).
     void sync() { qk_.sync(); }
 
+    // The software task this hart runs (0: none); every access carries it (see access_observer).
+    void set_task(std::uint32_t task) { req_.txn.task = task; }
+    std::uint32_t task() const { return req_.txn.task; }
+    // Told of every simulated access that does not hit L1 (nullptr: nobody).
+    void set_observer(access_observer* o) { observer_ = o; }
+
     mem_source last_source() const { return req_.txn.source; }
     const hart_params& params() const { return p_; }
     const hart_stats& stats() const { return stats_; }
@@ -76,6 +83,7 @@ private:
     mem_source last_sampled_source_ = mem_source::l1;
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;
+    access_observer* observer_ = nullptr;
 };
 
 } // namespace warmsched::models

@@ -97,8 +97,7 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
             llcs_[l]->snoop_out.bind(cores_[c]->snoop_side);
         }
 
-    fabric_ = std::make_unique<fabric>("fabric", graph_, line,
-                                       window_ps, 1.0 / o.set_sampling);
+    fabric_ = std::make_unique<fabric>("fabric", graph_, line, window_ps, 1.0 / o.set_sampling);
     for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
         llcs_[l]->mem_side.bind(fabric_->llc_side);
         fabric_->llc_out.bind(llcs_[l]->snoop_in);
@@ -111,13 +110,18 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
             std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
                                         [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
         memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5),
-                                    p.memory.bandwidth / o.set_sampling, line,
-                                    window_ps};
+                                    p.memory.bandwidth / o.set_sampling, line, window_ps};
         memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
         fabric_->home_out.bind(homes_[m]->fabric_side);
         homes_[m]->snoop_out.bind(fabric_->home_side);
         homes_[m]->memory_side.bind(memories_[m]->home_side);
     }
+}
+
+void machine::set_access_observer(access_observer* o) {
+    for (auto& h : harts_) h->set_observer(o);
+    for (auto& c : cores_) c->set_observer(o);
+    for (auto& l : llcs_) l->set_observer(o);
 }
 
 } // namespace warmsched::models

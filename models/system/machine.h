@@ -54,6 +54,8 @@ public:
     unsigned num_llcs() const { return static_cast<unsigned>(llcs_.size()); }
     unsigned num_homes() const { return static_cast<unsigned>(homes_.size()); }
     unsigned line_size() const { return p_.caches.front().line_size; }
+    // Connects (nullptr: disconnects) an observer of misses and evictions to every hart, core and LLC.
+    void set_access_observer(access_observer* o);
 
 private:
     platform::platform_params p_;

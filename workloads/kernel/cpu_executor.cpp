@@ -102,6 +102,7 @@ void cpu_executor::reschedule(bool preempt) {
         touch(prev->kernel_stack, true);
     }
     touch(k_.rq_line(cpu_), true);
+    h_.set_task(nt ? static_cast<std::uint32_t>(nt->t.pid) : 0); // its accesses are nt's from here
     if (nt) {
         charge(static_cast<ps_t>(c.context_switch_ps));
         if (nt->mm.get() != loaded_mm_) {
@@ -396,8 +397,12 @@ void cpu_executor::sys_fork(kernel_task& t) {
     charge(static_cast<ps_t>(s.thread ? k_.costs().clone_ps : k_.costs().fork_ps));
     h_.sync();
     kernel_task& child = k_.fork_task(t, s);
+    // copy_process writes the child's task_struct and kernel stack here: they are the child's lines,
+    // in this CPU's caches (a child placed elsewhere fetches them again -- the fork refill).
+    h_.set_task(static_cast<std::uint32_t>(child.t.pid));
     touch(child.task_struct, true);
     touch(child.kernel_stack, true);
+    h_.set_task(static_cast<std::uint32_t>(t.t.pid));
     k_.set_running_cpu(cpu_);
     k_.sched().sched_fork(child.t, cpu_, ns(h_.now()));
     const unsigned target = k_.sched().wake_up_new_task(child.t, cpu_, ns(h_.now()));

@@ -19,6 +19,9 @@ sim_kernel::sim_kernel(const sc_core::sc_module_name& name, models::machine& m,
                        const scheduler::sched_config& cfg, std::uint64_t seed)
     : sc_module(name), m_(m), seed_(seed) {
     const unsigned n = m.num_cpus();
+    const scheduler::cpu_layout layout = scheduler::cpu_layout::of(m.topo());
+    cost_ = std::make_unique<migration_cost>(layout, m.cpu(0).params().set_sampling);
+    m.set_access_observer(cost_.get());
     sched_ = std::make_unique<scheduler::scheduler>(
         m.topo(), platform::numa_distances(m.platform(), m.topo(), m.graph()), cfg, *this);
     for (unsigned c = 0; c < n; ++c) {
@@ -33,7 +36,9 @@ sim_kernel::sim_kernel(const sc_core::sc_module_name& name, models::machine& m,
             std::make_unique<cpu_executor>(("cpu" + std::to_string(c)).c_str(), *this, m.cpu(c), c));
 }
 
-sim_kernel::~sim_kernel() = default;
+sim_kernel::~sim_kernel() {
+    m_.set_access_observer(nullptr);
+}
 
 std::uint64_t sim_kernel::alloc_kernel(std::uint64_t bytes) {
     const std::uint64_t line = m_.line_size();
@@ -72,7 +77,8 @@ kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
     t.nice = s.nice;
     t.allowed = !s.allowed.empty() || !parent ? s.allowed : parent->t.allowed;
     // sched_setattr(sched_runtime): 0 = none, else clamped to 0.1-100 ms as the kernel does.
-    t.se.custom_slice = s.custom_slice ? std::clamp<scheduler::nsec>(s.custom_slice, 100'000, 100'000'000) : 0;
+    t.se.custom_slice =
+        s.custom_slice ? std::clamp<scheduler::nsec>(s.custom_slice, 100'000, 100'000'000) : 0;
     t.program = &k;
     k.prog = s.body->clone();
     if (s.thread && parent) {
@@ -124,6 +130,11 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
 
 void sim_kernel::kick_cpu(unsigned cpu) {
     executors_[cpu]->kick(executors_[running_cpu_]->now());
+}
+
+void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,
+                               scheduler::migration_cause why) {
+    cost_->task_migrated(static_cast<std::uint32_t>(p.pid), from, to, why);
 }
 
 scheduler::nsec sim_kernel::now() const {

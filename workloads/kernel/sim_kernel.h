@@ -10,6 +10,7 @@
 #include "workloads/kernel/channel.h"
 #include "workloads/kernel/futex_word.h"
 #include "workloads/kernel/kernel_task.h"
+#include "workloads/kernel/migration_cost.h"
 
 #include <systemc>
 
@@ -51,6 +52,11 @@ public:
     // The CPU whose kernel code is running (the sender of any IPI the scheduler asks for).
     void set_running_cpu(unsigned cpu) { running_cpu_ = cpu; }
     void kick_cpu(unsigned cpu) override;
+    // Tells the cost-of-migration tracker.
+    void task_migrated(const scheduler::task& p, unsigned from, unsigned to,
+                       scheduler::migration_cause why) override;
+    // What migrations and stacking cost in refetched lines (the cost-of-migration report).
+    const migration_cost& migration_costs() const { return *cost_; }
     // The generator of `t`'s accesses for profile `p` (its working set allocated on first use).
     access_generator& generator(kernel_task& t, const memory_profile& p);
 
@@ -64,6 +70,7 @@ private:
 
     models::machine& m_;
     std::uint64_t seed_;
+    std::unique_ptr<migration_cost> cost_; // observes the machine from construction to destruction
     std::unique_ptr<scheduler::scheduler> sched_;
     std::vector<std::unique_ptr<scheduler::task>> idle_tasks_;
     std::vector<std::unique_ptr<cpu_executor>> executors_;

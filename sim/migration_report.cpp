@@ -1,0 +1,172 @@
+// Cost-of-migration report; see migration_report.h.
+#include "sim/migration_report.h"
+
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+namespace warmsched::sim {
+
+using scheduler::migration_cause;
+using workloads::migration_distance;
+using workloads::miss_origin;
+using workloads::miss_tally;
+
+namespace {
+constexpr int num_origins = static_cast<int>(miss_origin::count);
+
+// 1234567 -> "1,234,567"
+std::string grouped(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+std::string us(double ps, int decimals = 1) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.*f", decimals, ps / 1e6);
+    const std::string s = b;
+    const std::size_t dot = s.find('.');
+    return grouped(std::stoull(s.substr(0, dot))) + s.substr(dot);
+}
+std::string origins(const miss_tally& t) {
+    std::string s;
+    for (int o = 0; o < num_origins; ++o) s += (o ? " / " : "") + grouped(t.misses[o]);
+    return s;
+}
+std::string
+camel(const char* words) { // "periodic balance" -> "periodicBalance", "SMT sibling" -> "smtSibling"
+    std::string s;
+    bool up = false, first = true;
+    for (const char* p = words; *p; ++p) {
+        if (*p == ' ') {
+            up = true;
+            first = false;
+            continue;
+        }
+        const char c = static_cast<char>(first ? std::tolower(static_cast<unsigned char>(*p)) : *p);
+        s += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        up = false;
+    }
+    return s;
+}
+double per(models::ps_t total, std::uint64_t n) {
+    return static_cast<double>(total) / static_cast<double>(n);
+}
+const char* origin_key(miss_origin o) {
+    switch (o) {
+    case miss_origin::own_l2:
+        return "ownL2";
+    case miss_origin::own_llc:
+        return "ownL3";
+    case miss_origin::other_llc:
+        return "otherL3";
+    default:
+        return "dram";
+    }
+}
+} // namespace
+
+void print_migration_report(std::ostream& out, const workloads::migration_cost& c) {
+    char b[320];
+    out << "\n--- cost of migrations (refill: lines the task had in its previous CPU's caches, fetched again "
+           "after it moved)\n";
+    if (c.set_sampling() > 1)
+        out << "(set sampling 1 in " << c.set_sampling() << ": only simulated lines are tracked; the whole "
+            << "machine misses about " << c.set_sampling() << " times these counts)\n";
+    std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "cause", "distance", "count",
+                  "refill misses", "(own L2 / own L3 / other L3 / DRAM)", "stall us", "per migration us");
+    out << b;
+    std::uint64_t total_n = 0;
+    miss_tally total;
+    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
+        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
+            const auto why = static_cast<migration_cause>(w);
+            const auto& k = c.at(why, static_cast<migration_distance>(d));
+            if (k.migrations == 0 && k.refill.total() == 0) continue;
+            total_n += k.migrations;
+            total += k.refill;
+            std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", scheduler::to_string(why),
+                          workloads::to_string(static_cast<migration_distance>(d)),
+                          grouped(k.migrations).c_str(), grouped(k.refill.total()).c_str(),
+                          origins(k.refill).c_str(), us(k.refill.stall()).c_str(),
+                          k.migrations ? us(per(k.refill.stall(), k.migrations), 3).c_str() : "-");
+            out << b;
+        }
+    std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "all", "", grouped(total_n).c_str(),
+                  grouped(total.total()).c_str(), origins(total).c_str(), us(total.stall()).c_str(),
+                  total_n ? us(per(total.stall(), total_n), 3).c_str() : "-");
+    out << b;
+    const miss_tally& u = c.unattributed();
+    if (u.total()) {
+        std::snprintf(
+            b, sizeof b,
+            "not attributed: %s misses (stall %s us) on lines touched before an earlier migration\n",
+            grouped(u.total()).c_str(), us(u.stall()).c_str());
+        out << b;
+    }
+
+    const miss_tally& s = c.stacking();
+    out << "--- cost of stacking (lines a co-scheduled task evicted from the task's core or LLC, fetched "
+           "again)\n";
+    std::snprintf(b, sizeof b, "misses %s (own L3 %s, other L3 %s, DRAM %s), stall %s us\n",
+                  grouped(s.total()).c_str(),
+                  grouped(s.misses[static_cast<int>(miss_origin::own_llc)]).c_str(),
+                  grouped(s.misses[static_cast<int>(miss_origin::other_llc)]).c_str(),
+                  grouped(s.misses[static_cast<int>(miss_origin::memory)]).c_str(), us(s.stall()).c_str());
+    out << b;
+    out << "evicted by a task on";
+    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
+        const auto place = static_cast<workloads::evictor_place>(p);
+        out << (p ? ", " : " ") << workloads::to_string(place) << " "
+            << grouped(c.stacking_by(place).total());
+    }
+    out << "\n(stall: the misses' latencies summed; misses of one compute chunk overlap, so less time is "
+           "lost)\n";
+}
+
+void write_migration_stats(std::ostream& out, const workloads::migration_cost& c) {
+    auto stat = [&](const std::string& name, double v, const char* desc) {
+        char b[256];
+        std::snprintf(b, sizeof b, "%-40s %14.6g   # %s\n", name.c_str(), v, desc);
+        out << b;
+    };
+    auto tally = [&](const std::string& p, const miss_tally& t, const char* what) {
+        stat(p + "misses", static_cast<double>(t.total()), what);
+        for (int o = 0; o < num_origins; ++o)
+            stat(p + "misses::" + origin_key(static_cast<miss_origin>(o)), static_cast<double>(t.misses[o]),
+                 "of them served by this level (Count)");
+        stat(p + "stallSeconds", static_cast<double>(t.stall()) / 1e12, "their latencies summed (Second)");
+    };
+    std::uint64_t total_n = 0;
+    miss_tally total;
+    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
+        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
+            const auto why = static_cast<migration_cause>(w);
+            const auto dist = static_cast<migration_distance>(d);
+            const auto& k = c.at(why, dist);
+            if (k.migrations == 0 && k.refill.total() == 0) continue;
+            total_n += k.migrations;
+            total += k.refill;
+            const std::string p = "kernel.migrationCost." + camel(scheduler::to_string(why)) + "." +
+                                  camel(workloads::to_string(dist)) + ".";
+            stat(p + "migrations", static_cast<double>(k.migrations),
+                 "migrations of this cause and distance (Count)");
+            tally(p + "refill.", k.refill, "lines the task had before it moved, fetched again (Count)");
+        }
+    stat("kernel.migrationCost.migrations", static_cast<double>(total_n), "migrations, every class (Count)");
+    tally("kernel.migrationCost.refill.", total, "refill misses, every class (Count)");
+    tally("kernel.migrationCost.unattributed.", c.unattributed(),
+          "misses on lines touched before an earlier migration (Count)");
+    tally("kernel.stacking.", c.stacking(), "lines a co-scheduled task evicted, fetched again (Count)");
+    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
+        const auto place = static_cast<workloads::evictor_place>(p);
+        static const char* keys[] = {"sameCpu", "smtSibling", "otherCore"};
+        stat(std::string("kernel.stacking.evictedBy::") + keys[p],
+             static_cast<double>(c.stacking_by(place).total()),
+             "stacking misses by where the evicting task ran (Count)");
+    }
+    stat("kernel.migrationCost.trackerBytes", static_cast<double>(c.memory_bytes()),
+         "memory of the line-ownership records (Byte)");
+}
+
+} // namespace warmsched::sim
