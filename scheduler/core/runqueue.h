@@ -3,6 +3,7 @@
 #pragma once
 
 #include "scheduler/fair/cfs_rq.h"
+#include "scheduler/fair/cfs_tasks.h"
 #include "scheduler/task/task.h"
 
 namespace warmsched::scheduler {
@@ -20,10 +21,7 @@ struct runqueue {
     task* curr = nullptr;
     task* idle = nullptr;
     unsigned nr_running = 0; // tasks queued in all classes, curr included
-    // Tasks queued here or sleeping after last running here, not exited: fork placement's stand-in for
-    // the blocked load PELT keeps (PELT itself comes with load balancing).
-    unsigned nr_attached = 0;
-    nsec clock = 0; // rq_clock_task: the latest time the scheduler saw on this CPU
+    nsec clock = 0;          // rq_clock_task: the latest time the scheduler saw on this CPU
     bool need_resched = false;
     cfs_rq cfs;
     rq_sched_stats stats;
@@ -35,6 +33,21 @@ struct runqueue {
     nsec wake_avg_idle = 0, wake_stamp = 0; // wake_stamp in jiffies
     unsigned idle_policy_running = 0;       // queued SCHED_IDLE tasks (a CPU running only those is "idle")
 
+    // Load balancing (fair/load_balance, fair/balance_triggers).
+    task_list cfs_tasks;                 // queued fair tasks, most recently run first
+    unsigned long cpu_capacity = 1024;   // capacity_of(): the original capacity less RT/IRQ pressure
+    unsigned long capacity_pressure = 0; // capacity RT/IRQ work takes (set through a test hook)
+    nsec next_balance = 0;               // jiffy at which the periodic balance is due
+    bool active_balance = false;         // a stopper push to push_cpu is pending on this CPU
+    unsigned push_cpu = 0;
+    unsigned nohz_idle_balance = 0; // NOHZ_*_KICK flags: this idle CPU balances for the idle CPUs
+    bool nohz_tick_stopped = false; // in nohz.idle_cpus_mask (tickless idle)
+    bool llc_nohz_idle = false;     // counted out of its LLC's nr_busy_cpus
+    bool has_blocked_load = false;  // idle, with PELT load still to decay
+    nsec last_blocked_load_update_tick = 0;
+    // Balancer work this CPU did and the kernel has not charged yet (take_balance_cost).
+    nsec balance_cost_ns = 0;
+    unsigned balance_migrations = 0, balance_switches = 0;
 
     bool is_idle() const { return curr == idle && nr_running == 0; }
 };

@@ -2,8 +2,8 @@
 // flag with its default in each modelled kernel -- CFS as in v5.15 and EEVDF as in v6.12 -- or "absent"
 // where that kernel has no such flag. The two optional out-of-tree CFS patches of
 // reference/scheduler/01-fair-cfs.md are flags too, off by default. The wakeup-placement flags of
-// 03-wakeup-placement.md follow; later issues add the balancing and RT flags to the same list. SIS_UTIL
-// is the late 5.15.y backport, off in v5.15.0.
+// 03-wakeup-placement.md follow (SIS_UTIL is the late 5.15.y backport, off in v5.15.0), then the
+// balancing flag of 04-load-balance.md (LB_MIN); the RT flags will join the same list.
 #pragma once
 
 #include <array>
@@ -40,7 +40,8 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(WA_BIAS, on, on, "wake_affine: half the imbalance margin in favour of the previous CPU")               \
     X(SIS_PROP, on, absent, "select_idle_cpu scans in proportion to the average idle time")                  \
     X(SIS_UTIL, off, on, "select_idle_cpu scans in proportion to the LLC's spare utilization")               \
-    X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")
+    X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")      \
+    X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")
 
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,

@@ -12,6 +12,12 @@
 
 namespace warmsched::scheduler {
 
+namespace {
+fair_class& fair_of(sched_class& c) {
+    return static_cast<fair_class&>(c);
+}
+} // namespace
+
 scheduler::scheduler(const platform::topology& topo, const std::vector<std::vector<unsigned>>& numa_distances,
                      const sched_config& cfg, scheduler_hooks& hooks)
     : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.kernel), hooks_(hooks),
@@ -53,8 +59,6 @@ void scheduler::set_task_cpu(task& p, unsigned cpu, migration_cause why) {
     if (p.cpu == cpu) return;
     const unsigned from = p.cpu;
     ++p.stats.nr_migrations;
-    --rqs_[from].nr_attached;
-    ++rqs_[cpu].nr_attached;
     p.cpu = cpu;
     hooks_.task_migrated(p, from, cpu, why);
 }
@@ -82,6 +86,26 @@ const char* to_string(migration_cause c) {
 void scheduler::activate_task(runqueue& rq, task& p, unsigned flags) {
     class_of(p).enqueue_task(rq, p, flags);
     p.stats.wait_start = rq.clock;
+    if (rq.nr_running >= 2) rd_overloaded_ = true; // add_nr_running: the root domain is overloaded
+}
+
+void scheduler::detach_task(task& p, unsigned dst_cpu, migration_cause why) {
+    runqueue& src = rqs_[p.cpu];
+    p.migrating = true; // TASK_ON_RQ_MIGRATING
+    const nsec waiting_since = p.stats.wait_start;
+    class_of(p).dequeue_task(src, p, 0); // not a sleep: CFS makes vruntime relative, EEVDF saves lag
+    class_of(p).migrate_task_rq(p, dst_cpu);
+    set_task_cpu(p, dst_cpu, why);
+    p.stats.wait_start = waiting_since;
+}
+
+void scheduler::attach_task(task& p) {
+    runqueue& rq = rqs_[p.cpu];
+    const nsec waiting_since = p.stats.wait_start; // it keeps waiting: the wait spans both queues
+    activate_task(rq, p, ENQUEUE_MIGRATED);
+    p.stats.wait_start = waiting_since;
+    p.migrating = false;
+    check_preempt_curr(rq, p, 0);
 }
 
 void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
@@ -105,7 +129,6 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     class_of(p).task_fork(rq, p, nullptr);
     post_init_entity_util_avg(rq, p.se);
     p.state = task_state::running;
-    ++rq.nr_attached;
     activate_task(rq, p, ENQUEUE_INITIAL);
     check_preempt_curr(rq, p, WF_FORK);
 }
@@ -138,7 +161,6 @@ unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     post_init_entity_util_avg(rq, child.se);
-    ++rq.nr_attached;
     activate_task(rq, child, ENQUEUE_INITIAL);
     check_preempt_curr(rq, child, WF_FORK);
     return cpu;
@@ -178,7 +200,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         r.via_wake_list = cfg_.features[feature::TTWU_QUEUE] && cpu != this_cpu &&
                           (!domains_.cpus_share_cache(cpu, this_cpu) ||
                            (cfg_.kernel == kernel_version::eevdf_v6_12 && rq.is_idle()));
-        static_cast<fair_class&>(*fair_).placement().cpu_woken_from_idle(cpu, now);
+        fair_of(*fair_).placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
         check_preempt_curr(rq, p, wake_flags);
     }
@@ -230,16 +252,18 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
-    task& prev = *rq.curr;
+    task* prevp = rq.curr;
+    const bool was_idle = prevp->is_idle;
     ++rq.stats.sched_count;
-    const bool blocking = !preempt && !prev.is_idle && prev.state != task_state::running;
+    const bool blocking = !preempt && !prevp->is_idle && prevp->state != task_state::running;
     if (blocking) {
-        prev.stats.sleep_start = rq.clock;
+        prevp->stats.sleep_start = rq.clock;
         // A sleeper may stay queued (EEVDF delayed dequeue); an exiting task never does.
-        const unsigned special = prev.state == task_state::dead ? DEQUEUE_SPECIAL : 0u;
-        if (prev.state == task_state::dead) --rq.nr_attached;
-        class_of(prev).dequeue_task(rq, prev, DEQUEUE_SLEEP | special);
+        const unsigned special = prevp->state == task_state::dead ? DEQUEUE_SPECIAL : 0u;
+        class_of(*prevp).dequeue_task(rq, *prevp, DEQUEUE_SLEEP | special);
     }
+    if (rq.active_balance) prevp = &run_stopper(rq, *prevp, blocking); // the stopper class runs first
+    task& prev = *prevp;
     task& next = pick_next_task(rq, &prev);
     // Cleared after the pick, as __schedule does (clear_tsk_need_resched(prev) follows
     // pick_next_task): a resched the pick's own update_curr asks for is already being served.
@@ -264,13 +288,64 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     }
     if (next.is_idle) {
         ++rq.stats.sched_goidle;
-        if (!prev.is_idle) static_cast<fair_class&>(*fair_).placement().cpu_enters_idle(cpu, rq.clock);
+        if (!was_idle) {
+            fair_of(*fair_).placement().cpu_enters_idle(cpu, rq.clock);
+            fair_of(*fair_).balancing().nohz_balance_enter_idle(cpu); // NO_HZ_IDLE: the tick stops
+        }
     }
     return next;
 }
 
+task& scheduler::run_stopper(runqueue& rq, task& prev, bool blocking) {
+    if (!prev.is_idle) { // switch prev out; the stopper (the idle task stands for it) is current
+        class_of(prev).put_prev_task(rq, prev);
+        ++rq.nr_switches;
+        ++prev.stats.nr_switches;
+        if (blocking)
+            ++prev.stats.nr_voluntary_switches;
+        else
+            ++prev.stats.nr_involuntary_switches;
+        sched_info_depart(rq, prev);
+        prev.on_cpu = false;
+        rq.idle->on_cpu = true;
+        rq.curr = rq.idle;
+        ++rq.balance_switches; // the switch to the stopper; the kernel charges the one away from it
+    }
+    fair_of(*fair_).balancer().active_load_balance_cpu_stop(rq.cpu, rq.clock);
+    return *rq.idle;
+}
+
+void scheduler::nohz_idle_balance(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    update_rq_clock(rqs_[cpu], now);
+    fair_of(*fair_).balancing().nohz_csd(cpu, now);
+}
+
+scheduler::balance_work scheduler::take_balance_work(unsigned cpu) {
+    runqueue& rq = rqs_[cpu];
+    const balance_work w{rq.balance_cost_ns, rq.balance_migrations, rq.balance_switches};
+    rq.balance_cost_ns = 0;
+    rq.balance_migrations = rq.balance_switches = 0;
+    return w;
+}
+
+void scheduler::account_irq_time(unsigned cpu, nsec time) {
+    task& curr = *rqs_[cpu].curr;
+    if (!curr.is_idle) curr.se.exec_start += time; // rq_clock_task skips it
+}
+
+void scheduler::set_capacity_pressure(unsigned cpu, unsigned long lost) {
+    runqueue& rq = rqs_[cpu];
+    rq.capacity_pressure = lost;
+    // update_cpu_capacity() for this CPU now; the groups above see it when their CPUs next balance.
+    if (sched_domain* sd = domains_.base(cpu))
+        fair_of(*fair_).balancer().update_group_capacity(*sd, cpu, rq.clock / cfg_.tick_ns());
+    else
+        rq.cpu_capacity = lost >= SCHED_CAPACITY_SCALE ? 1 : SCHED_CAPACITY_SCALE - lost;
+}
+
 void scheduler::account_wakeup_scan(unsigned this_cpu, nsec time) {
-    static_cast<fair_class&>(*fair_).placement().account_scan(this_cpu, time);
+    fair_of(*fair_).placement().account_scan(this_cpu, time);
 }
 
 void scheduler::scheduler_tick(unsigned cpu, nsec now) {
@@ -278,6 +353,7 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     class_of(*rq.curr).task_tick(rq, *rq.curr);
+    fair_of(*fair_).balancing().trigger_load_balance(rq, now);
 }
 
 void scheduler::yield(unsigned cpu, nsec now) {

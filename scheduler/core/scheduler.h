@@ -4,8 +4,10 @@
 // without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the calling
 // one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the IPI).
 //
-// Left to later issues: wakeup placement beyond the previous CPU and load balancing (select_task_rq
-// and balance in the fair class), PELT, the RT class, bandwidth control and cgroups.
+// Load balancing runs in the fair class (fair/load_balance, fair/balance_triggers) from three places
+// here: schedule() (newidle, through the class's balance op, and the stopper of an active balance),
+// scheduler_tick (periodic balance and the NOHZ kick) and nohz_idle_balance (the kicked CPU's IPI).
+// Left to later issues: the RT class, bandwidth control and cgroups.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -26,6 +28,9 @@ struct sched_config {
     fair_tunables tunables;
     unsigned hz = 250;
     bool child_runs_first = false; // kernel.sched_child_runs_first (v5.15)
+    // CONFIG_PREEMPTION (PREEMPT_DYNAMIC builds, the x86 distribution default): a newidle balance stops
+    // after pulling one task.
+    bool preemptible = true;
     nsec tick_ns() const { return 1'000'000'000ull / hz; }
     // A kernel's defaults on a machine with `ncpus` online CPUs.
     static sched_config defaults(kernel_version k, unsigned ncpus) {
@@ -100,14 +105,32 @@ public:
     // schedule() on `cpu`. The current task, if its state is no longer running, is dequeued (it
     // blocked or exited); `preempt` says it was preempted (involuntary). Returns the new curr.
     task& schedule(unsigned cpu, bool preempt, nsec now);
-    // The periodic tick on `cpu`.
+    // The periodic tick on `cpu` (with the balancing it triggers).
     void scheduler_tick(unsigned cpu, nsec now);
+    // An idle CPU the NOHZ balancer kicked takes the IPI (nohz_csd_func): it balances on behalf of the
+    // idle CPUs whose balance is due. nohz_kick_pending says whether the IPI carries that work.
+    bool nohz_kick_pending(unsigned cpu) const { return rqs_[cpu].nohz_idle_balance != 0; }
+    void nohz_idle_balance(unsigned cpu, nsec now);
+    // What the balancer did on `cpu` since the last call, for the kernel to charge as that CPU's time:
+    // the passes' cost, the tasks it moved (each costs `migrate`) and the stopper's context switches.
+    struct balance_work {
+        nsec cost_ns = 0;
+        unsigned migrations = 0, switches = 0;
+    };
+    balance_work take_balance_work(unsigned cpu);
+    // `time` the CPU spent in interrupt and softirq work (the balancer's): with IRQ_TIME_ACCOUNTING, as
+    // x86 distribution kernels build, it is not charged to the task it interrupted.
+    void account_irq_time(unsigned cpu, nsec time);
+    // Test hook: RT/IRQ work takes `lost` of cpu's capacity (1024), as scale_rt_capacity would see it.
+    void set_capacity_pressure(unsigned cpu, unsigned long lost);
     // sched_yield() by the current task of `cpu` (the caller then calls schedule()).
     void yield(unsigned cpu, nsec now);
 
     bool need_resched(unsigned cpu) const { return rqs_[cpu].need_resched; }
     // The CPU whose code runs the current entry point (the waker, for wakeup placement).
     int calling_cpu() const { return calling_cpu_; }
+    // Tests that call the balancer directly say which CPU's code runs it.
+    void set_calling_cpu(unsigned cpu) { calling_cpu_ = static_cast<int>(cpu); }
     // Scratch list of the CPUs wakeup placement probed during the current try_to_wake_up.
     std::vector<unsigned>& probed() { return probed_; }
     // The time the waker of the last wakeup spent probing other CPUs (SIS_PROP's scan cost).
@@ -118,10 +141,22 @@ public:
     void update_rq_clock(runqueue& rq, nsec now);
     sched_class& class_of(const task& p);
 
+    // For the balancer: detach_task (deactivate a queued, not running task and set its CPU) and
+    // attach_task (activate it there, with a preemption check); an IPI to `cpu` that carries no resched
+    // (the NOHZ kick); the root domain's overload flag (some CPU has had two or more tasks).
+    void detach_task(task& p, unsigned dst_cpu, migration_cause why);
+    void attach_task(task& p);
+    void send_ipi(unsigned cpu) { hooks_.kick_cpu(cpu); }
+    bool rd_overloaded() const { return rd_overloaded_; }
+    void set_rd_overloaded(bool v) { rd_overloaded_ = v; }
+
 private:
     void activate_task(runqueue& rq, task& p, unsigned flags);
     void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
     void set_task_cpu(task& p, unsigned cpu, migration_cause why);
+    // The stopper of an active balance preempts prev and pushes a task (active_load_balance_cpu_stop);
+    // returns the idle task, which stands for the stopper as rq's current task.
+    task& run_stopper(runqueue& rq, task& prev, bool blocking);
     task& pick_next_task(runqueue& rq, task* prev);
     void sched_info_depart(runqueue& rq, task& p);
     void sched_info_arrive(runqueue& rq, task& p);
@@ -133,6 +168,7 @@ private:
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> fair_, idle_;
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
+    bool rd_overloaded_ = false;
     std::vector<unsigned> probed_;
 };
 

@@ -76,7 +76,7 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     update_curr(rq);
     if (renorm && !is_curr) se.vruntime += q.min_vruntime;
     update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
-    account_enqueue(q, se);
+    account_enqueue(rq, se);
     if (flags & ENQUEUE_WAKEUP) place_entity(rq, se, false);
     const std::int64_t spread = se.vruntime - q.min_vruntime;
     if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
@@ -97,7 +97,7 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     q.clear_buddies(&se);
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
-    account_dequeue(q, se);
+    account_dequeue(rq, se);
     if (!(flags & DEQUEUE_SLEEP)) se.vruntime -= q.min_vruntime;
     update_min_vruntime(q);
     --q.h_nr_running;
@@ -196,6 +196,7 @@ void cfs_class::set_next_task(runqueue& rq, task& p) {
         q.erase(&se);
         update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
     }
+    if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
     se.exec_start = rq.clock;
     q.curr = &se;
     if (q.load >= 2ull * se.weight)
@@ -243,9 +244,17 @@ void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
 }
 
 void cfs_class::migrate_task_rq(task& p, unsigned) {
-    // A waking task leaves its queue's virtual time; enqueue adds the destination's min_vruntime.
-    if (p.state == task_state::sleeping) p.se.vruntime -= core_.rq(p.cpu).cfs.min_vruntime;
-    remove_entity_load_avg(core_.rq(p.cpu), p.se);
+    runqueue& rq = core_.rq(p.cpu);
+    if (p.migrating) {
+        // A queued task the balancer moves: its dequeue already made vruntime relative, and its
+        // averages leave the old queue at once (detach_entity_cfs_rq).
+        detach_entity_load_avg(rq, p.se);
+    } else {
+        // A waking task leaves its queue's virtual time; enqueue adds the destination's min_vruntime.
+        if (p.state == task_state::sleeping) p.se.vruntime -= rq.cfs.min_vruntime;
+        remove_entity_load_avg(rq, p.se);
+    }
+    p.se.exec_start = 0; // migrated: no longer cache hot
 }
 
 } // namespace warmsched::scheduler

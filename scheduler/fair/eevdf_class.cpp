@@ -105,7 +105,7 @@ void eevdf_class::enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags)
     update_curr(rq);
     update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
     if (!is_curr) place_entity(q, se, flags);
-    account_enqueue(q, se);
+    account_enqueue(rq, se);
     if (flags & ENQUEUE_MIGRATED) se.exec_start = 0;
     if (!is_curr) q.insert(&se, se.deadline);
     se.on_rq = true;
@@ -165,7 +165,7 @@ bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags)
     }
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
-    account_dequeue(q, se);
+    account_dequeue(rq, se);
     update_min_vruntime(q);
     if (flags & DEQUEUE_DELAYED) { // finish_delayed_dequeue_entity
         se.sched_delayed = false;
@@ -281,6 +281,7 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
         update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
         se.vlag = se.deadline; // the RUN_TO_PARITY marker
     }
+    if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
     se.exec_start = rq.clock;
     q.curr = &se;
     if (q.load >= 2ull * se.weight)
@@ -299,8 +300,14 @@ void eevdf_class::task_fork(runqueue&, task& p, task*) {
 }
 
 void eevdf_class::migrate_task_rq(task& p, unsigned) {
-    remove_entity_load_avg(core_.rq(p.cpu), p.se);
-    p.se.exec_start = 0; // lag, not vruntime, carries the position across queues
+    // Lag, not vruntime, carries the position across queues (a balancer move dequeued it without
+    // DEQUEUE_SLEEP: lag and relative deadline are saved). A queued task's averages leave the old queue at
+    // once; a waking task's at the old queue's next update.
+    if (p.migrating)
+        detach_entity_load_avg(core_.rq(p.cpu), p.se);
+    else
+        remove_entity_load_avg(core_.rq(p.cpu), p.se);
+    p.se.exec_start = 0;
 }
 
 } // namespace warmsched::scheduler

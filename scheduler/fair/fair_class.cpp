@@ -3,12 +3,11 @@
 
 #include "scheduler/core/scheduler.h"
 
-#include <tuple>
-
 namespace warmsched::scheduler {
 
 fair_class::fair_class(scheduler& core)
-    : core_(core), feat_(core.config().features), tun_(core.config().tunables), placement_(core) {}
+    : core_(core), feat_(core.config().features), tun_(core.config().tunables), placement_(core), fork_(core),
+      balancer_(core), triggers_(core, balancer_) {}
 
 std::int64_t fair_class::calc_delta_fair(nsec delta, const sched_entity& se) {
     if (se.weight == nice_0_weight) return static_cast<std::int64_t>(delta);
@@ -31,33 +30,30 @@ nsec fair_class::update_curr_se(runqueue& rq, sched_entity& curr) {
     return delta;
 }
 
-unsigned fair_class::find_idlest_cpu(const task& p, unsigned near) const {
+unsigned fair_class::select_fallback_rq(const task& p, unsigned prev_cpu) const {
     const cpu_layout& l = core_.layout();
-    unsigned best = near;
-    std::tuple<unsigned, unsigned, int, int, unsigned> best_key{~0u, 0, 0, 0, 0};
-    for (unsigned c = 0; c < core_.num_cpus(); ++c) {
-        if (!p.allowed_on(c)) continue;
-        bool idle_core = true;
-        for (unsigned s : l.siblings[c]) idle_core = idle_core && core_.rq(s).is_idle();
-        const std::tuple<unsigned, unsigned, int, int, unsigned> key{
-            core_.rq(c).nr_running, core_.rq(c).nr_attached, idle_core ? 0 : 1,
-            l.share_cache(c, near) ? 0 : 1, c};
-        if (key < best_key) best_key = key, best = c;
-    }
-    return best;
+    for (unsigned c = 0; c < core_.num_cpus(); ++c)
+        if (l.node_of[c] == l.node_of[prev_cpu] && p.allowed_on(c)) return c;
+    for (unsigned c = 0; c < core_.num_cpus(); ++c)
+        if (p.allowed_on(c)) return c;
+    return prev_cpu;
 }
 
 unsigned fair_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) {
-    if (wake_flags & WF_FORK) return find_idlest_cpu(p, prev_cpu);
-    unsigned allowed = 0;
-    for (unsigned c = 0; c < core_.num_cpus() && allowed < 2; ++c) allowed += p.allowed_on(c) ? 1 : 0;
     unsigned cpu = prev_cpu;
-    if (allowed > 1) cpu = placement_.select(p, prev_cpu, wake_flags, core_.probed());
-    return p.allowed_on(cpu) ? cpu : find_idlest_cpu(p, prev_cpu); // select_fallback_rq
+    if (wake_flags & (WF_FORK | WF_EXEC)) {
+        cpu = fork_.select(p, prev_cpu, wake_flags);
+    } else {
+        unsigned allowed = 0;
+        for (unsigned c = 0; c < core_.num_cpus() && allowed < 2; ++c) allowed += p.allowed_on(c) ? 1 : 0;
+        if (allowed > 1) cpu = placement_.select(p, prev_cpu, wake_flags, core_.probed());
+    }
+    return p.allowed_on(cpu) ? cpu : select_fallback_rq(p, prev_cpu);
 }
 
-bool fair_class::balance(runqueue&, task*) {
-    return false;
+bool fair_class::balance(runqueue& rq, task*) {
+    if (rq.cfs.nr_running) return true;
+    return triggers_.newidle_balance(rq, rq.clock) != 0;
 }
 
 } // namespace warmsched::scheduler

@@ -3,15 +3,19 @@
 // queue counts, and CPU selection. CFS (v5.15) and EEVDF (v6.12) differ in how they place, pick and
 // preempt, and implement those in cfs_class and eevdf_class.
 //
-// CPU selection: a wakeup goes through wake_placement (select_task_rq_fair's wakeup path); fork goes
-// to the idlest allowed CPU (find_idlest_group through the sched domains is still to come), and load
-// balancing is not modelled yet: `balance` does nothing.
+// CPU selection: a wakeup goes through wake_placement (select_task_rq_fair's wakeup path), fork and exec
+// through fork_placement (find_idlest_group/cpu down the sched domains). Load balancing is
+// load_balancer (one pass) with its triggers in balance_triggers: `balance` is the newidle balance, the
+// core calls the tick's trigger and the NOHZ kick's work through balancing().
 #pragma once
 
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_class.h"
 #include "scheduler/core/sched_features.h"
+#include "scheduler/fair/balance_triggers.h"
 #include "scheduler/fair/fair_tunables.h"
+#include "scheduler/fair/fork_placement.h"
+#include "scheduler/fair/load_balance.h"
 #include "scheduler/fair/wake_placement.h"
 
 namespace warmsched::scheduler {
@@ -26,6 +30,9 @@ public:
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override { return rq.cfs.nr_running > 0; }
     wake_placement& placement() { return placement_; }
+    fork_placement& fork_balance() { return fork_; }
+    load_balancer& balancer() { return balancer_; }
+    balance_triggers& balancing() { return triggers_; }
 
     // calc_delta_fair: wall time `delta` as virtual time of `se` (delta * 1024 / weight).
     static std::int64_t calc_delta_fair(nsec delta, const sched_entity& se);
@@ -35,22 +42,27 @@ public:
 protected:
     // Charges curr the time since exec_start; returns it (0 if none).
     nsec update_curr_se(runqueue& rq, sched_entity& curr);
-    void account_enqueue(cfs_rq& q, sched_entity& se) {
-        q.load += se.weight;
-        ++q.nr_running;
+    // account_entity_enqueue/dequeue: the queue's load and count, and the run queue's cfs_tasks list.
+    void account_enqueue(runqueue& rq, sched_entity& se) {
+        rq.cfs.load += se.weight;
+        ++rq.cfs.nr_running;
+        if (se.owner) rq.cfs_tasks.push_front(*se.owner);
     }
-    void account_dequeue(cfs_rq& q, sched_entity& se) {
-        q.load -= se.weight;
-        --q.nr_running;
+    void account_dequeue(runqueue& rq, sched_entity& se) {
+        rq.cfs.load -= se.weight;
+        --rq.cfs.nr_running;
+        if (se.owner) rq.cfs_tasks.erase(*se.owner);
     }
-    // The least loaded allowed CPU: fewest queued tasks; then fewest attached (sleeping) tasks; then
-    // on an idle core; then sharing the LLC with `near`; then the lowest number.
-    unsigned find_idlest_cpu(const task& p, unsigned near) const;
+    // select_fallback_rq: an allowed CPU of prev's node, else any allowed CPU.
+    unsigned select_fallback_rq(const task& p, unsigned prev_cpu) const;
 
     scheduler& core_;
     const sched_features& feat_;
     const fair_tunables& tun_;
     wake_placement placement_;
+    fork_placement fork_;
+    load_balancer balancer_;
+    balance_triggers triggers_;
 };
 
 } // namespace warmsched::scheduler

@@ -15,6 +15,11 @@ struct fair_tunables {
     std::uint64_t base_slice_ns = 750'000;           // v6.12
     std::uint64_t migration_cost_ns = 500'000;       // not scaled
     unsigned nr_latency = 8;                         // latency / min_granularity
+    unsigned nr_migrate = 32; // sysctl_sched_nr_migrate: tasks one balance pass examines
+    // What a balance pass costs the CPU running it (an estimate, docs/kernel.md "Load balancing"): a fixed
+    // part per load_balance() call, plus one per run queue whose statistics or tasks it reads.
+    std::uint64_t lb_pass_cost_ns = 1'000;
+    std::uint64_t lb_rq_cost_ns = 250;
 
     // 1, 2, 2, 3, 3, 3, 3, 4 for 1-8 CPUs, 4 beyond.
     static unsigned scaling_factor(unsigned ncpus) {

@@ -52,6 +52,10 @@ struct task_sched_stats {
     std::uint64_t nr_migrations = 0;
     std::uint64_t nr_wakeups = 0, nr_wakeups_sync = 0, nr_wakeups_local = 0, nr_wakeups_remote = 0;
     std::uint64_t nr_wakeups_migrate = 0, nr_wakeups_affine = 0, nr_wakeups_affine_attempts = 0;
+    // Load balancing: why the balancer could not move it (affinity, running, cache hot), and how often it
+    // moved it although it was cache hot (nr_balance_failed past cache_nice_tries, or active balance).
+    std::uint64_t nr_failed_migrations_affine = 0, nr_failed_migrations_running = 0;
+    std::uint64_t nr_failed_migrations_hot = 0, nr_forced_migrations = 0;
     std::uint64_t pcount = 0;         // times run on a CPU
     nsec run_delay = 0, wait_max = 0; // time runnable but waiting (wait_sum = run_delay)
     std::uint64_t wait_count = 0;
@@ -69,10 +73,14 @@ struct task {
     int nice = 0;
     std::vector<bool> allowed; // CPU affinity; empty = all CPUs
     task_state state = task_state::running;
-    unsigned cpu = 0;     // CPU it is queued on or last ran on
-    bool on_cpu = false;  // it is some CPU's curr
-    bool is_idle = false; // a CPU's idle task (pid 0)
-    bool on_rq = false;   // queued (including a delayed-dequeue sleeper)
+    unsigned cpu = 0;       // CPU it is queued on or last ran on
+    bool on_cpu = false;    // it is some CPU's curr
+    bool is_idle = false;   // a CPU's idle task (pid 0)
+    bool on_rq = false;     // queued (including a delayed-dequeue sleeper)
+    bool migrating = false; // TASK_ON_RQ_MIGRATING: moved by the balancer between dequeue and enqueue
+    // Its place in its run queue's cfs_tasks list (most recently run first), while queued in the fair class.
+    task* mru_prev = nullptr;
+    task* mru_next = nullptr;
     // Wakeup placement (record_wakee, wake_wide, select_idle_sibling).
     unsigned wakee_flips = 0;
     nsec wakee_flip_decay_ts = 0;

@@ -1,10 +1,12 @@
-// The scheduler without SystemC, for tests of single decisions: an 8-CPU machine (by default flat: 8
-// cores in one LLC, one node; or `smt_machine`: 4 cores x 2 threads in 2 LLCs; the tunables are those
-// of f = 4), the scheduler with a kernel's defaults (feature
-// overrides and a tweak applied), idle tasks, and helpers that make the calls the simulated kernel makes
-// -- start a task, block curr, wake, tick, schedule -- at explicit nanosecond times.
+// The scheduler without SystemC, for tests of single decisions: a machine built from platform YAML (by
+// default flat: 8 cores in one LLC, one node; or `smt_machine`: 4 cores x 2 threads in 2 LLCs; any other,
+// e.g. two NUMA nodes, with its distance table; the tunables are those of f = 4), the scheduler with a
+// kernel's defaults (feature overrides and a tweak applied), idle tasks, and helpers that make the calls
+// the simulated kernel makes -- start a task, block curr, wake, tick, schedule -- at explicit nanosecond
+// times. The hooks record the CPUs kicked (IPIs) and every migration with its cause.
 #pragma once
 
+#include "platforms/fabric_graph.h"
 #include "scheduler/core/scheduler.h"
 #include "scheduler/fair/cfs_class.h"
 #include "scheduler/fair/eevdf_class.h"
@@ -25,8 +27,18 @@ constexpr scheduler::nsec us = 1'000;
 constexpr std::int64_t vms = 1'000'000; // a millisecond of vruntime (signed)
 
 struct recording_hooks final : scheduler::scheduler_hooks {
+    struct migration {
+        int pid;
+        unsigned from, to;
+        scheduler::migration_cause why;
+    };
     std::vector<unsigned> kicks;
+    std::vector<migration> migrations;
     void kick_cpu(unsigned cpu) override { kicks.push_back(cpu); }
+    void task_migrated(const scheduler::task& p, unsigned from, unsigned to,
+                       scheduler::migration_cause why) override {
+        migrations.push_back({p.pid, from, to, why});
+    }
 };
 
 // An 8-CPU machine without SMT: one socket, one LLC, 8 cores (the default of the harness).
@@ -54,15 +66,16 @@ struct sched_harness {
                            const std::vector<std::pair<std::string, bool>>& features = {},
                            const std::function<void(scheduler::sched_config&)>& tweak = {},
                            const platform::platform_params& machine = flat_machine())
-        : topo(machine), cfg(scheduler::sched_config::defaults(k, 8)) {
+        : topo(machine), cfg(scheduler::sched_config::defaults(k, topo.num_cpus())) {
         for (const auto& [name, on] : features) {
             const std::string why = cfg.features.set(name, on);
             if (!why.empty()) throw std::runtime_error(why);
         }
         if (tweak) tweak(cfg);
-        s = std::make_unique<scheduler::scheduler>(topo, std::vector<std::vector<unsigned>>{{10}}, cfg,
+        const platform::fabric_graph graph(machine, topo, {});
+        s = std::make_unique<scheduler::scheduler>(topo, platform::numa_distances(machine, topo, graph), cfg,
                                                    hooks);
-        for (unsigned c = 0; c < 8; ++c) {
+        for (unsigned c = 0; c < topo.num_cpus(); ++c) {
             idle.emplace_back();
             idle.back().comm = "swapper/" + std::to_string(c);
             s->init_idle(idle.back(), c);
@@ -93,7 +106,7 @@ struct sched_harness {
         t.policy = policy;
         t.nice = nice;
         if (pin) {
-            t.allowed.assign(8, false);
+            t.allowed.assign(topo.num_cpus(), false);
             t.allowed[cpu] = true;
         }
         return t;

@@ -70,6 +70,12 @@ void cpu_executor::handle_interrupts() {
         ipi_pending_ = false;
         ++stats_.ipis;
         if (busy_ || !k_.costs().idle_polling) charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
+        if (k_.sched().nohz_kick_pending(cpu_)) { // a NOHZ kick: balance on behalf of the idle CPUs
+            h_.sync();
+            k_.set_running_cpu(cpu_);
+            k_.sched().nohz_idle_balance(cpu_, ns(h_.now()));
+            charge_balance();
+        }
     }
     while (!timers_.empty() && std::get<0>(timers_.top()) <= h_.now()) {
         kernel_task* t = std::get<2>(timers_.top());
@@ -84,6 +90,7 @@ void cpu_executor::handle_interrupts() {
         ++stats_.ticks;
         k_.set_running_cpu(cpu_);
         k_.sched().scheduler_tick(cpu_, ns(h_.now()));
+        charge_balance(); // the periodic balance the tick ran
         while (next_tick_ <= h_.now()) next_tick_ += tick_ps_;
     }
 }
@@ -93,6 +100,7 @@ void cpu_executor::reschedule(bool preempt) {
     kernel_task* prev = current();
     k_.set_running_cpu(cpu_);
     scheduler::task& next = k_.sched().schedule(cpu_, preempt, ns(h_.now()));
+    charge_balance(); // newidle balance, or an active balance's stopper
     kernel_task* nt = next.is_idle ? nullptr : static_cast<kernel_task*>(next.program);
     if (nt == prev) return;
     ++stats_.context_switches;
@@ -118,6 +126,16 @@ void cpu_executor::reschedule(bool preempt) {
     if (busy_ && !was_busy) next_tick_ = (h_.now() / tick_ps_ + 1) * tick_ps_;
     if (busy_ != was_busy)
         for (unsigned s : siblings_) k_.executor(s).sibling_changed();
+}
+
+void cpu_executor::charge_balance() {
+    const scheduler::scheduler::balance_work w = k_.sched().take_balance_work(cpu_);
+    const auto& c = k_.costs();
+    const double ps = static_cast<double>(w.cost_ns) * 1000 + w.migrations * c.migrate_ps +
+                      w.switches * c.context_switch_ps;
+    if (ps <= 0) return;
+    charge(static_cast<ps_t>(ps));
+    k_.sched().account_irq_time(cpu_, ns(static_cast<ps_t>(ps)));
 }
 
 void cpu_executor::idle() {

@@ -10,7 +10,10 @@
 //         -> else run one step of curr's current operation (a compute chunk or one system call)
 //
 // Time: the hart runs ahead of SystemC time under its quantum keeper; the executor syncs before every
-// scheduler call so that run queues change in global time order. Ticks stop while idle (NO_HZ_IDLE).
+// scheduler call so that run queues change in global time order. Ticks stop while idle (NO_HZ_IDLE); an
+// idle CPU's IPI may carry the NOHZ balancer's kick, on which it balances for the idle CPUs. The
+// balancer's own work (its passes, the tasks it moves, an active balance's extra switch) is charged as
+// CPU time of the CPU that did it.
 #pragma once
 
 #include "models/cpu/hart.h"
@@ -55,6 +58,9 @@ private:
     void handle_interrupts();
     bool resched_due() const;
     void reschedule(bool preempt);
+    // Charges the load balancing this CPU did in the last scheduler call (its cost, migrations, and the
+    // stopper's switch) as its CPU time.
+    void charge_balance();
     void idle();
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
