@@ -247,6 +247,21 @@ TEST_CASE("stacking is charged to the other task's fill, never to the task's own
     CHECK(c.stacking().total() == 2);
 }
 
+TEST_CASE("a task moved again before it ran is classed by how far it moved from where it ran") {
+    workloads::migration_cost c(two_node_layout(), 1);
+    using models::mem_source;
+    for (std::uint64_t l = 0; l < 3; ++l) c.missed(0, 1, l, mem_source::local_memory, 1);
+    c.task_migrated(1, 0, 1, migration_cause::wakeup);          // woken onto CPU 1 ...
+    c.task_migrated(1, 1, 5, migration_cause::newidle_balance); // ... pulled by its SMT sibling first
+    for (std::uint64_t l = 0; l < 3; ++l) c.missed(5, 1, l, mem_source::peer_cache, 25'000);
+    CHECK(c.at(migration_cause::wakeup, migration_distance::same_llc).migrations == 1);
+    // Its lines are on core 0: the pull moved them from core 0 to core 1, not between siblings.
+    CHECK(c.at(migration_cause::newidle_balance, migration_distance::smt_sibling).migrations == 0);
+    const auto& k = c.at(migration_cause::newidle_balance, migration_distance::same_llc);
+    CHECK(k.migrations == 1);
+    CHECK(from(k.refill, miss_origin::own_llc) == 3);
+}
+
 TEST_CASE("only lines still cached when the task moved are refills") {
     workloads::migration_cost c(two_node_layout(), 1);
     using models::mem_source;

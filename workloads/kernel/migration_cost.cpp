@@ -119,12 +119,14 @@ migration_distance migration_cost::distance(unsigned from, unsigned to) const {
 void migration_cost::task_migrated(std::uint32_t task, unsigned from, unsigned to,
                                    scheduler::migration_cause why) {
     task_record& t = task_at(task);
-    const unsigned c = index(why, distance(from, to));
+    // The caches it leaves are those it last filled: where it last ran (for a new child, where fork
+    // wrote its lines). That is `from` unless it moved again before running -- woken onto one CPU and
+    // pulled by a newidle balance before it ran, say -- and the distance is measured from there.
+    const unsigned warm = t.ran_on != no_cpu ? t.ran_on : from;
+    const unsigned c = index(why, distance(warm, to));
     ++t.epoch;
     t.last = static_cast<std::int16_t>(c);
-    // The caches it leaves are those it last ran on (a task that never ran since its previous move,
-    // or a new child, left the core of its latest access -- for a child, its parent's).
-    t.left_core = layout_.core_of[t.ran_on];
+    t.left_core = layout_.core_of[warm];
     ++classes_[c].migrations;
 }
 

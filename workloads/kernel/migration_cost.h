@@ -72,7 +72,9 @@ public:
 
     migration_cost(const scheduler::cpu_layout& layout, unsigned set_sampling);
 
-    // Task `task` (its pid, never 0) moved from CPU `from` to `to` because of `why`.
+    // Task `task` (its pid, never 0) moved from CPU `from` to `to` because of `why`. The migration's
+    // distance is measured from the CPU the task last ran on (whose caches hold its lines) -- `from`,
+    // unless it was moved again before it ran there.
     void task_migrated(std::uint32_t task, unsigned from, unsigned to, scheduler::migration_cause why);
     migration_distance distance(unsigned from, unsigned to) const;
 
@@ -103,12 +105,13 @@ private:
                                 // the LLC domain before the task moved
     };
     static constexpr std::uint8_t place_mask = 3, gone_bit = 4;
+    static constexpr std::uint32_t no_cpu = ~0u;
     static_assert(sizeof(line_record) == 8, "keep the per-line record small: one exists per line touched");
     struct task_record {
-        std::uint8_t epoch = 0;      // migrations so far (low 8 bits)
-        std::int16_t last = -1;      // class of the latest migration
-        std::uint32_t ran_on = 0;    // CPU of the task's latest miss (where it runs, or last ran)
-        std::uint32_t left_core = 0; // the core it ran on before the latest migration
+        std::uint8_t epoch = 0;        // migrations so far (low 8 bits)
+        std::int16_t last = -1;        // class of the latest migration
+        std::uint32_t ran_on = no_cpu; // CPU of the task's latest miss (where it runs, or last ran)
+        std::uint32_t left_core = 0;   // the core it ran on before the latest migration
     };
 
     static unsigned index(scheduler::migration_cause why, migration_distance d) {
