@@ -254,10 +254,18 @@ void balance_triggers::nohz_idle_balance(runqueue& this_rq, unsigned flags, nsec
     nsec next_balance = j + 60 * core_.config().hz;
     bool update_next = false, has_blocked_load = false, aborted = false;
     if (flags & NOHZ_STATS_KICK) nohz_has_blocked_ = false;
-    const unsigned n = core_.num_cpus();
-    // From the CPU after this one, ending with this one, so that others get a chance to pull first.
-    for (unsigned k = 1; k <= n; ++k) {
-        const unsigned balance_cpu = (this_rq.cpu + k) % n;
+    // The idle CPUs from the one after this CPU, ending with this one, so that others pull first.
+    std::vector<unsigned>& order = scratch_;
+    order.clear();
+    const unsigned start = (this_rq.cpu + 1) % core_.num_cpus();
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t w = 0; w < idle_mask_.size(); ++w)
+            for (std::uint64_t bits = idle_mask_[w]; bits; bits &= bits - 1) {
+                const unsigned cpu =
+                    static_cast<unsigned>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits)));
+                if ((cpu >= start) == (pass == 0)) order.push_back(cpu);
+            }
+    for (unsigned balance_cpu : order) {
         if (!nohz_idle(balance_cpu) || !core_.rq(balance_cpu).is_idle()) continue;
         // This CPU got work: leave the rest to the next balancer.
         if (!this_rq.is_idle() && this_rq.need_resched) {

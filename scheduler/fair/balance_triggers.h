@@ -81,6 +81,7 @@ private:
     unsigned nohz_nr_cpus_ = 0;
     nsec nohz_next_balance_ = 0, nohz_next_blocked_ = 0; // jiffies
     bool nohz_has_blocked_ = false;
+    std::vector<unsigned> scratch_; // the idle CPUs one NOHZ balance visits
 };
 
 } // namespace warmsched::scheduler
