@@ -21,10 +21,20 @@ run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
         t.wakeups += s.nr_wakeups;
         t.wakeups_remote += s.nr_wakeups_remote;
         t.wakeups_sync += s.nr_wakeups_sync;
+        t.wakeups_affine += s.nr_wakeups_affine;
+        t.affine_attempts += s.nr_wakeups_affine_attempts;
         t.user_s += static_cast<double>(kt->utime) / 1e9;
         t.busy_s += static_cast<double>(kt->t.se.sum_exec_runtime) / 1e9;
     }
     t.forks = k.forks();
+    for (const auto& sd : k.sched().domains().all_domains()) {
+        for (int i = 0; i < 3; ++i) {
+            t.lb_count[i] += sd.stats.lb_count[i];
+            t.lb_gained[i] += sd.stats.lb_gained[i];
+            t.lb_failed[i] += sd.stats.lb_failed[i];
+        }
+        t.alb_pushed += sd.stats.alb_pushed;
+    }
     for (unsigned c = 0; c < m.num_cpus(); ++c) {
         t.switches += k.sched().rq(c).nr_switches;
         const auto& e = k.executor(c).stats();
@@ -75,6 +85,27 @@ void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models
                   pct(t.wakeups_remote, t.wakeups).c_str(), pct(t.wakeups_sync, t.wakeups).c_str(),
                   static_cast<unsigned long long>(t.ipis), static_cast<unsigned long long>(t.idle_exits));
     out << b;
+    std::snprintf(b, sizeof b,
+                  "%-18s %12llu  chosen by wake_affine in %llu attempts (undecided ones keep prev)\n",
+                  "wake placement", static_cast<unsigned long long>(t.wakeups_affine),
+                  static_cast<unsigned long long>(t.affine_attempts));
+    out << b;
+    using scheduler::CPU_IDLE, scheduler::CPU_NOT_IDLE, scheduler::CPU_NEWLY_IDLE;
+    std::snprintf(
+        b, sizeof b,
+        "%-18s runs idle/busy/newidle %llu/%llu/%llu, tasks pulled %llu/%llu/%llu, failed %llu/%llu/%llu, "
+        "active pushes %llu\n",
+        "load balancing", static_cast<unsigned long long>(t.lb_count[CPU_IDLE]),
+        static_cast<unsigned long long>(t.lb_count[CPU_NOT_IDLE]),
+        static_cast<unsigned long long>(t.lb_count[CPU_NEWLY_IDLE]),
+        static_cast<unsigned long long>(t.lb_gained[CPU_IDLE]),
+        static_cast<unsigned long long>(t.lb_gained[CPU_NOT_IDLE]),
+        static_cast<unsigned long long>(t.lb_gained[CPU_NEWLY_IDLE]),
+        static_cast<unsigned long long>(t.lb_failed[CPU_IDLE]),
+        static_cast<unsigned long long>(t.lb_failed[CPU_NOT_IDLE]),
+        static_cast<unsigned long long>(t.lb_failed[CPU_NEWLY_IDLE]),
+        static_cast<unsigned long long>(t.alb_pushed));
+    out << b;
     std::snprintf(b, sizeof b, "%-18s user %.4f s, system %.4f s, idle %.4f s (%u CPUs x %.4f s)\n",
                   "CPU time", t.user_s, t.busy_s - t.user_s, t.idle_s, m.num_cpus(), sim_s);
     out << b;
@@ -112,6 +143,20 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
     stat("kernel.migrations", static_cast<double>(t.migrations), "task moves between CPUs (Count)");
     stat("kernel.wakeups", static_cast<double>(t.wakeups), "try_to_wake_up that woke a task (Count)");
     stat("kernel.wakeupsRemote", static_cast<double>(t.wakeups_remote), "wakeups onto another CPU (Count)");
+    stat("kernel.wakeupsAffine", static_cast<double>(t.wakeups_affine),
+         "wake_affine chose the target (Count)");
+    stat("kernel.wakeAffineAttempts", static_cast<double>(t.affine_attempts),
+         "wake_affine evaluated (Count)");
+    const char* idle_names[3] = {"idle", "busy", "newidle"};
+    for (int i = 0; i < 3; ++i) {
+        stat(std::string("kernel.lbCount::") + idle_names[i], static_cast<double>(t.lb_count[i]),
+             "load_balance runs, all domains (Count)");
+        stat(std::string("kernel.lbGained::") + idle_names[i], static_cast<double>(t.lb_gained[i]),
+             "tasks pulled by load_balance (Count)");
+        stat(std::string("kernel.lbFailed::") + idle_names[i], static_cast<double>(t.lb_failed[i]),
+             "load_balance runs that moved nothing although imbalanced (Count)");
+    }
+    stat("kernel.albPushed", static_cast<double>(t.alb_pushed), "tasks pushed by active balance (Count)");
     stat("kernel.forks", static_cast<double>(t.forks), "tasks created by fork/clone (Count)");
     stat("kernel.ipis", static_cast<double>(t.ipis), "reschedule IPIs received (Count)");
     for (unsigned c = 0; c < m.num_cpus(); ++c) {

@@ -15,6 +15,10 @@ struct run_totals {
     std::uint64_t switches = 0, voluntary = 0, involuntary = 0, migrations = 0;
     std::uint64_t wakeups = 0, wakeups_remote = 0, wakeups_sync = 0, forks = 0;
     std::uint64_t ipis = 0, idle_exits = 0, ticks = 0;
+    std::uint64_t wakeups_affine = 0, affine_attempts = 0;
+    // Load balancing, summed over every CPU's domains, per idle type (idle, busy, newly idle).
+    std::array<std::uint64_t, 3> lb_count{}, lb_gained{}, lb_failed{};
+    std::uint64_t alb_pushed = 0;
     double user_s = 0, busy_s = 0, idle_s = 0;
     std::array<std::uint64_t, static_cast<int>(models::mem_source::count)> accesses{};
     std::uint64_t total_accesses = 0;
