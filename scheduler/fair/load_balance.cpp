@@ -108,9 +108,8 @@ void load_balancer::update_sg_lb_stats(lb_env& env, const sd_lb_stats& sds, cons
         sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity;
 }
 
-bool load_balancer::update_sd_pick_busiest(const lb_env& env, const sd_lb_stats& sds, const sched_group& sg,
+bool load_balancer::update_sd_pick_busiest(const sd_lb_stats& sds, const sched_group& sg,
                                            const sg_lb_stats& sgs) const {
-    (void)env;
     const sg_lb_stats& busiest = sds.busiest_stat;
     if (!sgs.sum_h_nr_running) return false; // nothing to pull
     if (sgs.type > busiest.type) return true;
@@ -171,7 +170,7 @@ void load_balancer::update_sd_lb_stats(lb_env& env, sd_lb_stats& sds) {
                 update_group_capacity(*env.sd, env.dst_cpu, jiffies);
         }
         update_sg_lb_stats(env, sds, sg, *sgs, sg_overloaded);
-        if (!local_group && update_sd_pick_busiest(env, sds, sg, *sgs)) {
+        if (!local_group && update_sd_pick_busiest(sds, sg, *sgs)) {
             sds.busiest = &sg;
             sds.busiest_stat = *sgs;
         }

@@ -104,8 +104,7 @@ private:
     void update_sd_lb_stats(lb_env& env, sd_lb_stats& sds);
     void update_sg_lb_stats(lb_env& env, const sd_lb_stats& sds, const sched_group& group, sg_lb_stats& sgs,
                             bool& sg_overloaded);
-    bool update_sd_pick_busiest(const lb_env& env, const sd_lb_stats& sds, const sched_group& sg,
-                                const sg_lb_stats& sgs) const;
+    bool update_sd_pick_busiest(const sd_lb_stats& sds, const sched_group& sg, const sg_lb_stats& sgs) const;
     void calculate_imbalance(lb_env& env, sd_lb_stats& sds);
     long sibling_imbalance(const lb_env& env, const sd_lb_stats& sds, const sg_lb_stats& busiest,
                            const sg_lb_stats& local) const;
