@@ -20,7 +20,7 @@ row() { # name, then warmsched run arguments
         /^wake placement/ { aff = $3; att = $8 }
         /^wakeups/ { wk = $2; gsub(/[(,]/, "", $6); remote = $6 }
         /^load balancing/ { gsub(/,/, "", $5); gsub(/,/, "", $8); split($5, r, "/"); split($8, g, "/"); lb = r[3] "/" g[3] }
-        /^memory accesses/ { gsub(/[(,]/, "", $10); other = $10 }
+        /^memory accesses/ { gsub(/[(,]/, "", $13); other = $13 }
         /^all / { refill = $3; stall = $(NF - 1) }
         END { printf "%-24s time %6s s  migrations %7s  wakeups %7s (remote %6s)  affine %6s/%-6s  newidle runs/pulls %s  other-L3 %6s  refill misses %s (%s us)\n",
                      n, t, mig, wk, remote, aff, att, lb, other, refill, stall }' "$out/$name.txt"
