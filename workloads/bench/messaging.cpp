@@ -165,35 +165,14 @@ std::unique_ptr<messaging> messaging::from_hackbench(const std::vector<std::stri
         "\t\t [-g|--groups <num groups] [-f|--fds <num fds>]\n"
         "\t\t [-T|--threads] [-P|--process] [--help]";
     messaging_options o;
-    auto positive = [](unsigned& field, const char* name) {
-        return [&field, name](const std::string& v) -> std::string {
-            long long n = 0;
-            if (!parse_int(v, 1, 1'000'000'000, n))
-                return std::string("hackbench: ") + name + " requires an integer > 0";
-            field = static_cast<unsigned>(n);
-            return {};
-        };
-    };
     const std::vector<option_spec> specs = {
-        {'p', "pipe", false,
-         [&](const std::string&) {
-             o.pipes = true;
-             return std::string();
-         }},
-        {'s', "datasize", true, positive(o.datasize, "--datasize|-s")},
-        {'l', "loops", true, positive(o.loops, "--loops|-l")},
-        {'g', "groups", true, positive(o.groups, "--groups|-g")},
-        {'f', "fds", true, positive(o.fds, "--fds|-f")},
-        {'T', "threads", false,
-         [&](const std::string&) {
-             o.threads = true;
-             return std::string();
-         }},
-        {'P', "processes", false,
-         [&](const std::string&) {
-             o.threads = false;
-             return std::string();
-         }},
+        flag_option('p', "pipe", o.pipes),
+        positive_option('s', "datasize", o.datasize, "hackbench: --datasize|-s requires an integer > 0"),
+        positive_option('l', "loops", o.loops, "hackbench: --loops|-l requires an integer > 0"),
+        positive_option('g', "groups", o.groups, "hackbench: --groups|-g requires an integer > 0"),
+        positive_option('f', "fds", o.fds, "hackbench: --fds|-f requires an integer > 0"),
+        flag_option('T', "threads", o.threads, true),
+        flag_option('P', "processes", o.threads, false),
         {'F', "fifo", false,
          [](const std::string&) {
              return std::string(
@@ -217,46 +196,18 @@ std::unique_ptr<messaging> messaging::from_perf(const std::vector<std::string>& 
         "    -l, --nr_loops <n>    Specify the number of loops to run (default: 100)\n"
         "    -f, --fd <n>          Specify the number of file descriptors per group (default: 20)\n";
     messaging_options o;
-    auto positive = [](unsigned& field, const char* name) {
-        return [&field, name](const std::string& v) -> std::string {
-            long long n = 0;
-            if (!parse_int(v, 1, 1'000'000'000, n))
-                return std::string(" Error: switch `") + name + "' expects a numerical value";
-            field = static_cast<unsigned>(n);
-            return {};
-        };
+    const auto numeric = [](char c) {
+        return std::string(" Error: switch `") + c + "' expects a numerical value";
     };
     const std::vector<option_spec> specs = {
-        {'p', "pipe", false,
-         [&](const std::string&) {
-             o.pipes = true;
-             return std::string();
-         }},
-        {'t', "thread", false,
-         [&](const std::string&) {
-             o.threads = true;
-             return std::string();
-         }},
-        {'g', "group", true, positive(o.groups, "g")},
-        {'l', "nr_loops", true, positive(o.loops, "l")},
-        {'f', "fd", true, positive(o.fds, "f")},
+        flag_option('p', "pipe", o.pipes),
+        flag_option('t', "thread", o.threads),
+        positive_option('g', "group", o.groups, numeric('g')),
+        positive_option('l', "nr_loops", o.loops, numeric('l')),
+        positive_option('f', "fd", o.fds, numeric('f')),
     };
-    try {
-        const auto operands = parse_options("perf", args, specs, usage);
-        if (!operands.empty())
-            throw usage_error(" Error: unknown argument `" + operands.front() + "'\n" + usage);
-    } catch (const usage_error& e) {
-        std::string text = e.what();
-        // perf words unknown switches its own way
-        if (text.rfind("perf: invalid option -- '", 0) == 0)
-            text = " Error: unknown switch `" + text.substr(25, 1) + "'" + text.substr(text.find('\n'));
-        if (text.rfind("perf: unrecognized option '--", 0) == 0) {
-            const std::size_t end = text.find('\'', 29);
-            text =
-                " Error: unknown option `" + text.substr(29, end - 29) + "'" + text.substr(text.find('\n'));
-        }
-        throw usage_error(text);
-    }
+    const auto operands = parse_options("perf", args, specs, usage, option_dialect::perf);
+    if (!operands.empty()) throw usage_error(" Error: unknown argument `" + operands.front() + "'\n" + usage);
     return std::make_unique<messaging>(o, style::perf, command);
 }
 

@@ -100,21 +100,9 @@ std::unique_ptr<sched_pipe> sched_pipe::from_perf(const std::vector<std::string>
                  return " Error: switch `l' expects a numerical value";
              return {};
          }},
-        {'T', "threaded", false,
-         [&](const std::string&) {
-             threaded = true;
-             return std::string();
-         }},
+        flag_option('T', "threaded", threaded),
     };
-    std::vector<std::string> operands;
-    try {
-        operands = parse_options("perf", args, specs, usage);
-    } catch (const usage_error& e) {
-        std::string text = e.what();
-        if (text.rfind("perf: invalid option -- '", 0) == 0)
-            text = " Error: unknown switch `" + text.substr(25, 1) + "'" + text.substr(text.find('\n'));
-        throw usage_error(text);
-    }
+    const auto operands = parse_options("perf", args, specs, usage, option_dialect::perf);
     if (!operands.empty()) throw usage_error(" Error: unknown argument `" + operands.front() + "'\n" + usage);
     return std::make_unique<sched_pipe>(loops, threaded, command);
 }

@@ -14,9 +14,28 @@ bool parse_int(const std::string& text, long long min, long long max, long long&
     return true;
 }
 
+option_spec flag_option(char short_name, const std::string& long_name, bool& flag, bool value) {
+    return {short_name, long_name, false, [&flag, value](const std::string&) {
+                flag = value;
+                return std::string();
+            }};
+}
+
+option_spec positive_option(char short_name, const std::string& long_name, unsigned& field,
+                            const std::string& error) {
+    return {short_name, long_name, true, [&field, error](const std::string& v) {
+                long long n = 0;
+                if (!parse_int(v, 1, 1'000'000'000, n)) return error;
+                field = static_cast<unsigned>(n);
+                return std::string();
+            }};
+}
+
 std::vector<std::string> parse_options(const std::string& prog, const std::vector<std::string>& args,
-                                       const std::vector<option_spec>& specs, const std::string& usage) {
+                                       const std::vector<option_spec>& specs, const std::string& usage,
+                                       option_dialect dialect) {
     std::vector<std::string> operands;
+    const bool perf = dialect == option_dialect::perf;
     auto fail = [&](const std::string& line) { throw usage_error(line + "\n" + usage); };
     auto apply = [&](const option_spec& s, const std::string& value) {
         const std::string why = s.handle(value);
@@ -34,7 +53,9 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
             const option_spec* s = nullptr;
             for (const auto& o : specs)
                 if (!o.long_name.empty() && o.long_name == name) s = &o;
-            if (!s) fail(prog + ": unrecognized option '" + a + "'");
+            if (!s)
+                fail(perf ? " Error: unknown option `" + name + "'"
+                          : prog + ": unrecognized option '" + a + "'");
             if (!s->takes_value) {
                 if (eq != std::string::npos)
                     fail(prog + ": option '--" + name + "' doesn't allow an argument");
@@ -53,7 +74,9 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
                 const option_spec* s = nullptr;
                 for (const auto& o : specs)
                     if (o.short_name == a[j]) s = &o;
-                if (!s) fail(prog + ": invalid option -- '" + std::string(1, a[j]) + "'");
+                if (!s)
+                    fail(perf ? " Error: unknown switch `" + std::string(1, a[j]) + "'"
+                              : prog + ": invalid option -- '" + std::string(1, a[j]) + "'");
                 if (!s->takes_value) {
                     apply(*s, "");
                     continue;

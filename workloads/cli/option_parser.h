@@ -1,7 +1,8 @@
 // Command-line options of the simulated tools, parsed the way getopt_long parses them: "-l 100",
 // "-l100", "--loops 100", "--loops=100", grouped flags ("-pT"), and "--" ending the options. Errors
-// are reported in glibc's words ("hackbench: invalid option -- 'x'") by throwing usage_error, which
-// carries the tool's message and usage text.
+// are reported in the tool's own words -- glibc getopt's ("hackbench: invalid option -- 'x'") or
+// perf's parse-options (" Error: unknown switch `x'") -- by throwing usage_error, which carries the
+// message and the tool's usage text.
 #pragma once
 
 #include <functional>
@@ -25,9 +26,18 @@ struct option_spec {
     std::function<std::string(const std::string& value)> handle;
 };
 
+enum class option_dialect { getopt, perf };
+
 // Parses args (without the program name). Returns the operands left after the options.
 std::vector<std::string> parse_options(const std::string& prog, const std::vector<std::string>& args,
-                                       const std::vector<option_spec>& specs, const std::string& usage);
+                                       const std::vector<option_spec>& specs, const std::string& usage,
+                                       option_dialect dialect = option_dialect::getopt);
+
+// An option without a value that sets `flag` to `value`.
+option_spec flag_option(char short_name, const std::string& long_name, bool& flag, bool value = true);
+// An option whose value is an integer in [1, 1e9] stored in `field`; `error` is the tool's complaint.
+option_spec positive_option(char short_name, const std::string& long_name, unsigned& field,
+                            const std::string& error);
 
 // A decimal integer in [min, max] (the whole text), or false.
 bool parse_int(const std::string& text, long long min, long long max, long long& out);
