@@ -11,7 +11,10 @@ using namespace warmsched;
 using scheduler::kernel_version;
 using scheduler::sched_policy;
 using scheduler::task_state;
+using test::mean_stint_ms;
 using test::ms;
+using test::run_to;
+using test::share;
 using test::us;
 using test::vms;
 namespace op = workloads;
@@ -20,18 +23,6 @@ namespace {
 
 constexpr auto cfs = kernel_version::cfs_v5_15;
 
-// Simulates up to absolute time `t`.
-void run_to(test::kernel_rig& r, scheduler::nsec t) {
-    if (t > r.k.now()) r.k.run(t - r.k.now());
-}
-double share(const workloads::kernel_task& a, const workloads::kernel_task& b) {
-    return static_cast<double>(a.t.se.sum_exec_runtime) /
-           static_cast<double>(a.t.se.sum_exec_runtime + b.t.se.sum_exec_runtime);
-}
-// Mean length of a task's runs on the CPU: its runtime over the times it was switched in.
-double mean_stint_ms(const scheduler::task& t) {
-    return t.se.sum_exec_runtime / 1e6 / static_cast<double>(t.stats.pcount);
-}
 scheduler::cfs_class& cfs_of(test::kernel_rig& r) {
     return dynamic_cast<scheduler::cfs_class&>(r.k.sched().fair());
 }

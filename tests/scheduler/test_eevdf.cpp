@@ -11,7 +11,10 @@ using namespace warmsched;
 using scheduler::kernel_version;
 using scheduler::sched_policy;
 using scheduler::task_state;
+using test::mean_stint_ms;
 using test::ms;
+using test::run_to;
+using test::share;
 using test::us;
 using test::vms;
 
@@ -19,16 +22,6 @@ namespace {
 
 constexpr auto eevdf = kernel_version::eevdf_v6_12;
 
-void run_to(test::kernel_rig& r, scheduler::nsec t) {
-    if (t > r.k.now()) r.k.run(t - r.k.now());
-}
-double share(const workloads::kernel_task& a, const workloads::kernel_task& b) {
-    return static_cast<double>(a.t.se.sum_exec_runtime) /
-           static_cast<double>(a.t.se.sum_exec_runtime + b.t.se.sum_exec_runtime);
-}
-double mean_stint_ms(const scheduler::task& t) {
-    return t.se.sum_exec_runtime / 1e6 / static_cast<double>(t.stats.pcount);
-}
 workloads::op compute_ms(double m) {
     return workloads::op::compute(static_cast<std::uint64_t>(m * 1e6), nullptr);
 }

@@ -58,4 +58,18 @@ struct kernel_rig {
     double seconds(const workloads::kernel_task& t) const { return t.t.se.sum_exec_runtime / 1e9; }
 };
 
+// Simulates up to absolute time `t`.
+inline void run_to(kernel_rig& r, scheduler::nsec t) {
+    if (t > r.k.now()) r.k.run(t - r.k.now());
+}
+// a's share of the CPU time the two tasks got.
+inline double share(const workloads::kernel_task& a, const workloads::kernel_task& b) {
+    return static_cast<double>(a.t.se.sum_exec_runtime) /
+           static_cast<double>(a.t.se.sum_exec_runtime + b.t.se.sum_exec_runtime);
+}
+// Mean length of a task's runs on the CPU: its runtime over the times it was switched in.
+inline double mean_stint_ms(const scheduler::task& t) {
+    return static_cast<double>(t.se.sum_exec_runtime) / 1e6 / static_cast<double>(t.stats.pcount);
+}
+
 } // namespace warmsched::test
