@@ -69,10 +69,6 @@ std::uint64_t lb_gained(scheduler::scheduler& s) {
     });
 }
 
-void run_to(test::kernel_rig& r, scheduler::nsec t) {
-    if (t > r.k.now()) r.k.run(t - r.k.now());
-}
-
 workloads::kernel_task& hog(test::kernel_rig& r, const std::string& comm, unsigned cpu,
                             std::vector<bool> allowed = {}) {
     workloads::spawn_spec s;
