@@ -78,6 +78,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     e.kernel = read_kernel_config(kernel, cpus);
     kernel.finish();
     e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
+    e.migration_cost = r.boolean("migration_cost", true);
     if (!command.empty()) {
         workloads::parse_command_line(command, cpus); // the tool's own usage error if it is wrong
         r.consume("workloads");

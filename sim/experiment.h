@@ -24,6 +24,7 @@ struct experiment {
     scheduler::sched_config kernel;
     std::vector<std::string> workloads; // command lines, e.g. "hackbench -p -g 10"
     std::uint64_t duration_ns = 0;      // stop after this much simulated time (0: when the workloads end)
+    bool migration_cost = true;         // run the cost-of-migration tracker and print its report
     config::config_node resolved;       // every parameter, defaults included
 };
 

@@ -177,7 +177,7 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
         }
         stat(p + "accesses::total", static_cast<double>(total), "memory accesses (Count)");
     }
-    write_migration_stats(out, k.migration_costs());
+    if (const auto* c = k.migration_costs()) write_migration_stats(out, *c);
     out << "\n---------- End Simulation Statistics   ----------\n";
 }
 

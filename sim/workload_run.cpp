@@ -23,7 +23,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     mo.quantum_ps = e.quantum_ps;
     mo.set_sampling = e.set_sampling;
     models::machine m("system", e.platform, mo);
-    workloads::sim_kernel k("kernel", m, e.kernel, e.seed);
+    workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
     std::vector<workloads::workload_command> ws;
     for (const auto& line : e.workloads) {
         ws.push_back(workloads::parse_command_line(workloads::split_command_line(line), m.num_cpus()));
@@ -40,7 +40,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     }
     std::ostringstream summary;
     print_run_summary(summary, k, m, sim_s, e.seed);
-    print_migration_report(summary, k.migration_costs());
+    if (const auto* c = k.migration_costs()) print_migration_report(summary, *c);
     out << report.str() << summary.str();
     // Wall-clock speed goes to stderr, so that stdout and the result files are byte-identical per seed.
     char speed[160];

@@ -338,3 +338,15 @@ TEST_CASE("topology prints CPU 0's sched domains with their flags, parameters an
     CHECK(g.out.find("SD_SHARE_PKG_RESOURCES") != std::string::npos);
     CHECK(g.out.find("SD_SHARE_LLC") == std::string::npos);
 }
+
+TEST_CASE("migration_cost=off runs without the cost-of-migration tracker and prints no report") {
+    const auto out = fs::temp_directory_path() / "warmsched-no-migcost";
+    const auto on = run("run --out " + out.string() + " -- hackbench -p -g 1 -l 10");
+    const auto off = run("run --out " + out.string() + " -p migration_cost=off -- hackbench -p -g 1 -l 10");
+    REQUIRE(on.status == 0);
+    REQUIRE(off.status == 0);
+    CHECK(on.out.find("--- cost of migrations") != std::string::npos);
+    CHECK(off.out.find("--- cost of migrations") == std::string::npos);
+    // The tracker only watches: the run itself is the same.
+    CHECK(off.out.substr(0, off.out.find("cache misses")) == on.out.substr(0, on.out.find("cache misses")));
+}

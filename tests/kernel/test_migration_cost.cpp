@@ -62,7 +62,7 @@ struct moved_task {
         REQUIRE(t->t.state == task_state::dead);
         REQUIRE(t->t.stats.nr_migrations == 1);
     }
-    const workloads::migration_cost& cost() const { return r.k.migration_costs(); }
+    const workloads::migration_cost& cost() const { return (*r.k.migration_costs()); }
     const workloads::migration_cost::migration_class& moved(migration_distance d) const {
         return cost().at(migration_cause::wakeup, d);
     }
@@ -122,7 +122,7 @@ TEST_CASE("a forked child placed on another LLC fetches the task_struct and stac
     auto& parent = r.start("parent", {op::fork(child), op::wait_children()}, 1, 0, false);
     r.k.run(10 * ms);
     REQUIRE(parent.t.state == task_state::dead);
-    const auto& c = r.k.migration_costs().at(migration_cause::fork, migration_distance::other_llc);
+    const auto& c = (*r.k.migration_costs()).at(migration_cause::fork, migration_distance::other_llc);
     CHECK(c.migrations == 1);
     // copy_process wrote one task_struct line and one stack line on CPU 0 for the child; the child's
     // first switch on CPU 2 reads both (its fresh working set was never anywhere: no refill).
@@ -142,7 +142,7 @@ TEST_CASE("a task alone on its CPU has no stacking misses") {
     auto& a = r.start("a", {op::compute(20'000'000, &ws)}, 1, 0); // 20 ms of execution
     r.k.run(200 * ms);
     REQUIRE(a.t.state == task_state::dead);
-    CHECK(r.k.migration_costs().stacking().total() == 0);
+    CHECK((*r.k.migration_costs()).stacking().total() == 0);
 }
 
 TEST_CASE("two tasks stacked on one CPU refetch the lines the other evicted, from the victim L3") {
@@ -153,7 +153,7 @@ TEST_CASE("two tasks stacked on one CPU refetch the lines the other evicted, fro
     r.k.run(200 * ms);
     REQUIRE(a.t.state == task_state::dead);
     REQUIRE(b.t.state == task_state::dead);
-    const auto& c = r.k.migration_costs();
+    const auto& c = (*r.k.migration_costs());
     const auto& s = c.stacking();
     // Switches back in: each preemption of a or b is followed by a switch back to it.
     const std::uint64_t back_in = a.t.stats.nr_involuntary_switches + b.t.stats.nr_involuntary_switches;

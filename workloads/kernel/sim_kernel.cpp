@@ -16,12 +16,14 @@ constexpr std::uint64_t user_buffer_bytes = 8192;  // per-task user buffer (stac
 } // namespace
 
 sim_kernel::sim_kernel(const sc_core::sc_module_name& name, models::machine& m,
-                       const scheduler::sched_config& cfg, std::uint64_t seed)
+                       const scheduler::sched_config& cfg, std::uint64_t seed, bool track_migration_cost)
     : sc_module(name), m_(m), seed_(seed) {
     const unsigned n = m.num_cpus();
     const scheduler::cpu_layout layout = scheduler::cpu_layout::of(m.topo());
-    cost_ = std::make_unique<migration_cost>(layout, m.cpu(0).params().set_sampling);
-    m.set_access_observer(cost_.get());
+    if (track_migration_cost) {
+        cost_ = std::make_unique<migration_cost>(layout, m.cpu(0).params().set_sampling);
+        m.set_access_observer(cost_.get());
+    }
     sched_ = std::make_unique<scheduler::scheduler>(
         m.topo(), platform::numa_distances(m.platform(), m.topo(), m.graph()), cfg, *this);
     for (unsigned c = 0; c < n; ++c) {
@@ -134,7 +136,7 @@ void sim_kernel::kick_cpu(unsigned cpu) {
 
 void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                                scheduler::migration_cause why) {
-    cost_->task_migrated(static_cast<std::uint32_t>(p.pid), from, to, why);
+    if (cost_) cost_->task_migrated(static_cast<std::uint32_t>(p.pid), from, to, why);
 }
 
 scheduler::nsec sim_kernel::now() const {

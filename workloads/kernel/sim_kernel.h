@@ -24,8 +24,10 @@ class cpu_executor;
 
 class sim_kernel final : public sc_core::sc_module, public scheduler::scheduler_hooks {
 public:
+    // `track_migration_cost`: run the cost-of-migration tracker (it observes every L1 miss; off, a run
+    // is about 10-25% faster and prints no cost-of-migration report).
     sim_kernel(const sc_core::sc_module_name& name, models::machine& m, const scheduler::sched_config& cfg,
-               std::uint64_t seed);
+               std::uint64_t seed, bool track_migration_cost = true);
     ~sim_kernel() override;
 
     // Set-up, before the run.
@@ -56,7 +58,8 @@ public:
     void task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                        scheduler::migration_cause why) override;
     // What migrations and stacking cost in refetched lines (the cost-of-migration report).
-    const migration_cost& migration_costs() const { return *cost_; }
+    // nullptr when the tracker is off.
+    const migration_cost* migration_costs() const { return cost_.get(); }
     // The generator of `t`'s accesses for profile `p` (its working set allocated on first use).
     access_generator& generator(kernel_task& t, const memory_profile& p);
 
