@@ -191,7 +191,8 @@ int wake_placement::select_idle_cpu(const task& p, bool has_idle_core, unsigned 
     }
     // Walk the LLC's allowed CPUs cyclically from target + 1.
     const auto start = std::upper_bound(span.begin(), span.end(), target) - span.begin();
-    std::vector<bool> skip(span.size(), false);
+    std::vector<bool>& skip = skip_; // reused: no allocation per wakeup
+    skip.assign(span.size(), false);
     int idle_cpu = none;
     for (std::size_t k = 0; k < span.size(); ++k) {
         const std::size_t i = (static_cast<std::size_t>(start) + k) % span.size();

@@ -72,6 +72,7 @@ private:
     const fair_tunables& tun_;
     sched_domain_tree& domains_;
     std::vector<nsec> nr_idle_scan_stamp_; // per sd_llc_id: the jiffy nr_idle_scan was computed at
+    std::vector<bool> skip_;               // select_idle_cpu's scratch: LLC CPUs of cores already searched
     bool smt_ = false;
 };
 
