@@ -1,6 +1,8 @@
 // What a task's computation does to memory: a private working set walked in a pattern (uniform random,
 // sequential stream, or hot/cold), a rate of accesses per kilo-instruction and a share of writes, and
-// optionally a share of accesses into its process's heap (shared by the threads of one process).
+// optionally a share of accesses into a shared set: its process's heap (shared by the threads of one
+// process), or a region named by address that tasks of different processes share (a kernel object such
+// as a socket's state, or a shared memory segment).
 // access_generator turns a profile into line addresses, drawing from the task's seeded RNG.
 #pragma once
 
@@ -22,7 +24,10 @@ struct memory_profile {
     double hot_fraction = 0.1;    // hot_cold: share of the working set that is hot
     double hot_access = 0.9;      // hot_cold: share of accesses that go to the hot part
     std::uint64_t shared_set = 0; // bytes of the process heap touched (threads of a process share it)
-    double shared_access = 0;     // share of accesses that go to the shared heap
+    double shared_access = 0;     // share of accesses that go to the shared set
+    // Where the shared set lives: 0 = the process heap; else the address of a region every task using
+    // the profile shares, whatever its process (from sim_kernel::alloc_shared).
+    std::uint64_t shared_region = 0;
 };
 
 class access_generator {

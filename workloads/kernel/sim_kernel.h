@@ -33,6 +33,9 @@ public:
     // Set-up, before the run.
     channel& make_channel(channel_kind kind);
     futex_word& make_futex();
+    // Kernel memory shared by tasks of any process (e.g. a connection's socket state), line-aligned:
+    // the address for memory_profile::shared_region.
+    std::uint64_t alloc_shared(std::uint64_t bytes) { return alloc_kernel(bytes); }
     // A task that exists when the run starts, queued on `cpu`.
     kernel_task& spawn(const spawn_spec& s, unsigned cpu);
 
