@@ -2,7 +2,8 @@
 // sequential stream, or hot/cold), a rate of accesses per kilo-instruction and a share of writes, and
 // optionally a share of accesses into a shared set: its process's heap (shared by the threads of one
 // process), or a region named by address that tasks of different processes share (a kernel object such
-// as a socket's state, or a shared memory segment).
+// as a socket's state, or a shared memory segment). The working set too can be such a region (a buffer
+// that several tasks walk, each with its own cursor).
 // access_generator turns a profile into line addresses, drawing from the task's seeded RNG.
 #pragma once
 
@@ -17,7 +18,7 @@ namespace warmsched::workloads {
 enum class access_pattern { uniform, stream, hot_cold };
 
 struct memory_profile {
-    std::uint64_t working_set = 0; // bytes, private to each task using the profile
+    std::uint64_t working_set = 0; // bytes, private to each task using the profile (unless working_region)
     access_pattern pattern = access_pattern::uniform;
     double accesses_per_kilo_instruction = 0;
     double write_fraction = 0;
@@ -28,6 +29,9 @@ struct memory_profile {
     // Where the shared set lives: 0 = the process heap; else the address of a region every task using
     // the profile shares, whatever its process (from sim_kernel::alloc_shared).
     std::uint64_t shared_region = 0;
+    // Where the working set lives: 0 = a private allocation per task; else the address of a region every
+    // task using the profile walks, each with its own cursor (from sim_kernel::alloc_shared).
+    std::uint64_t working_region = 0;
 };
 
 class access_generator {

@@ -125,7 +125,9 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
         t.mm->heap_base = alloc_user(p.shared_set);
         t.mm->heap_bytes = p.shared_set;
     }
-    const std::uint64_t base = alloc_user(std::max<std::uint64_t>(p.working_set, m_.line_size()));
+    const std::uint64_t base = p.working_region
+                                   ? p.working_region
+                                   : alloc_user(std::max<std::uint64_t>(p.working_set, m_.line_size()));
     const std::uint64_t shared = p.shared_region ? p.shared_region : t.mm->heap_base;
     t.generators.emplace_back(&p, access_generator(p, base, shared, m_.line_size()));
     return t.generators.back().second;
