@@ -6,6 +6,7 @@
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "sim/kernel_config.h"
+#include "sim/workload_entries.h"
 #include "sim/workload_run.h"
 #include "workloads/cli/command_line.h"
 
@@ -85,19 +86,14 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         std::string line;
         for (const auto& w : command) line += (line.empty() ? "" : " ") + w;
         e.workloads.push_back(line);
+        e.workload_params.emplace_back();
         auto seq = config::config_node::make_sequence({"<command line>", 0, 0});
-        seq.items().push_back(config::config_node::make_scalar(line, {"<command line>", 0, 0}));
+        seq.items().push_back(resolve_workload_entry({line, {}}, cpus));
         e.resolved.set("workloads", seq, {"<command line>", 0, 0});
-    } else {
-        e.workloads = r.text_list("workloads");
-        for (std::size_t i = 0; i < e.workloads.size(); ++i) {
-            try {
-                workloads::parse_command_line(workloads::split_command_line(e.workloads[i]), cpus);
-            } catch (const workloads::usage_error& u) {
-                const std::string what = u.what();
-                r.error("workloads",
-                        "workload " + std::to_string(i) + ": " + what.substr(0, what.find('\n')));
-            }
+    } else if (const config::config_node* list = r.consume("workloads")) {
+        for (auto& w : read_workload_entries(*list, r.path("workloads"), cpus, errors, e.resolved)) {
+            e.workloads.push_back(w.command);
+            e.workload_params.push_back(std::move(w.params));
         }
     }
     auto probes = r.child("probes");

@@ -8,6 +8,7 @@
 #include "platforms/platform_params.h"
 #include "scheduler/core/scheduler.h"
 #include "sim/probe_suite.h"
+#include "workloads/cli/workload_params.h"
 
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct experiment {
     probe_suite_settings probes;
     scheduler::sched_config kernel;
     std::vector<std::string> workloads; // command lines, e.g. "hackbench -p -g 10"
+    std::vector<workloads::workload_params> workload_params; // each one's parameters (same order), as given
     std::uint64_t duration_ns = 0;      // stop after this much simulated time (0: when the workloads end)
     bool migration_cost = true;         // run the cost-of-migration tracker and print its report
     config::config_node resolved;       // every parameter, defaults included

@@ -25,8 +25,10 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     models::machine m("system", e.platform, mo);
     workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
     std::vector<workloads::workload_command> ws;
-    for (const auto& line : e.workloads) {
-        ws.push_back(workloads::parse_command_line(workloads::split_command_line(line), m.num_cpus()));
+    for (std::size_t i = 0; i < e.workloads.size(); ++i) {
+        ws.push_back(workloads::parse_command_line(workloads::split_command_line(e.workloads[i]), m.num_cpus(),
+                                                   i < e.workload_params.size() ? e.workload_params[i]
+                                                                                : workloads::workload_params{}));
         ws.back().w->start(k, ws.back().allowed);
     }
     k.run(e.duration_ns);

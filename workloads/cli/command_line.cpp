@@ -64,7 +64,8 @@ bool parse_cpu_list(const std::string& text, unsigned ncpus, std::vector<bool>& 
     return any;
 }
 
-workload_command parse_command_line(const std::vector<std::string>& argv, unsigned ncpus) {
+workload_command parse_command_line(const std::vector<std::string>& argv, unsigned ncpus,
+                                    workload_params params) {
     workload_command wc;
     std::vector<std::string> a = argv;
     const std::string command = join(argv);
@@ -79,15 +80,19 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     }
     if (!a.empty() && a[0] == "hackbench") {
         wc.w = messaging::from_hackbench({a.begin() + 1, a.end()}, command);
+        params.finish("hackbench");
     } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "messaging") {
         wc.w = messaging::from_perf({a.begin() + 4, a.end()}, command);
+        params.finish("perf bench sched messaging");
     } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "pipe") {
         wc.w = sched_pipe::from_perf({a.begin() + 4, a.end()}, command);
+        params.finish("perf bench sched pipe");
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
                           "'; known: hackbench, perf bench sched messaging, perf bench sched pipe "
                           "(optionally behind taskset -c CPUS)");
     }
+    wc.params = std::move(params);
     return wc;
 }
 

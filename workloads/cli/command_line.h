@@ -5,6 +5,7 @@
 #pragma once
 
 #include "workloads/cli/option_parser.h"
+#include "workloads/cli/workload_params.h"
 #include "workloads/workload.h"
 
 #include <memory>
@@ -16,9 +17,13 @@ namespace warmsched::workloads {
 struct workload_command {
     std::unique_ptr<workload> w;
     std::vector<bool> allowed; // empty: every CPU
+    workload_params params;    // its parameters beyond the command line, as resolved (defaults included)
 };
 
-workload_command parse_command_line(const std::vector<std::string>& argv, unsigned ncpus);
+// `params`: the workload's parameters from the experiment file (workload_params.h); a key the workload
+// does not know is a usage_error.
+workload_command parse_command_line(const std::vector<std::string>& argv, unsigned ncpus,
+                                    workload_params params = {});
 // Splits a command line at blanks, honouring '...' and "..." quoting.
 std::vector<std::string> split_command_line(const std::string& line);
 // "0-3,8" -> a mask of ncpus; false if malformed or out of range.

@@ -1,0 +1,73 @@
+// The experiment file's workloads list; see workload_entries.h.
+#include "sim/workload_entries.h"
+
+#include "workloads/cli/command_line.h"
+
+namespace warmsched::sim {
+
+config::config_node resolve_workload_entry(const workload_entry& entry, unsigned cpus) {
+    const auto wc =
+        workloads::parse_command_line(workloads::split_command_line(entry.command), cpus, entry.params);
+    if (wc.params.resolved().empty()) return config::config_node::make_scalar(entry.command, {});
+    config::config_node map = config::config_node::make_map({});
+    map.set("command", config::config_node::make_scalar(entry.command, {}));
+    for (const auto& [key, value] : wc.params.resolved())
+        map.set(key, config::config_node::make_scalar(value, {}));
+    return map;
+}
+
+std::vector<workload_entry> read_workload_entries(const config::config_node& list,
+                                                  const std::string& key_path, unsigned cpus,
+                                                  config::error_list& errors, config::config_node& resolved) {
+    std::vector<workload_entry> out;
+    std::vector<const config::config_node*> items;
+    if (list.is_sequence()) {
+        for (const auto& item : list.items()) items.push_back(&item);
+    } else if (list.is_scalar()) {
+        items.push_back(&list);
+    } else {
+        errors.add(list.where(), key_path, "expected a list of command lines or {command: ...} maps");
+        return out;
+    }
+    config::config_node seq = config::config_node::make_sequence({});
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const config::config_node& item = *items[i];
+        const std::string path = key_path + "." + std::to_string(i);
+        workload_entry e;
+        if (item.is_scalar()) {
+            e.command = item.scalar();
+        } else if (item.is_map()) {
+            bool ok = true;
+            for (const auto& kv : item.entries()) {
+                if (!kv.value.is_scalar()) {
+                    errors.add(kv.value.where(), path + "." + kv.key, "expected a plain value");
+                    ok = false;
+                } else if (kv.key == "command") {
+                    e.command = kv.value.scalar();
+                } else {
+                    e.params.set(kv.key, kv.value.scalar());
+                }
+            }
+            if (!ok) continue;
+            if (e.command.empty()) {
+                errors.add(item.where(), path + ".command", "missing: the workload's command line");
+                continue;
+            }
+        } else {
+            errors.add(item.where(), path, "expected a command line or a {command: ...} map");
+            continue;
+        }
+        try {
+            seq.push_back(resolve_workload_entry(e, cpus));
+            out.push_back(std::move(e));
+        } catch (const workloads::usage_error& u) {
+            const std::string what = u.what();
+            errors.add(item.where(), path,
+                       "workload " + std::to_string(i) + ": " + what.substr(0, what.find('\n')));
+        }
+    }
+    resolved.set("workloads", std::move(seq));
+    return out;
+}
+
+} // namespace warmsched::sim
