@@ -61,6 +61,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
     std::ofstream stats(fs::path(out_dir) / "stats.txt");
     write_stats_txt(stats, k, m, sim_s);
+    for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
     out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt)\n";
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();

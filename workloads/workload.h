@@ -20,6 +20,8 @@ public:
     // Did it run to completion?
     virtual bool finished() const = 0;
     virtual void report(std::ostream& out) const = 0;
+    // Writes the tool's own output files (rt-app's per-thread logs, ...) into the run's results directory.
+    virtual void write_files(const std::string& dir) const { (void)dir; }
 };
 
 } // namespace warmsched::workloads

@@ -3,6 +3,7 @@
 
 #include "workloads/bench/messaging.h"
 #include "workloads/bench/sched_pipe.h"
+#include "workloads/rtapp/rt_app.h"
 
 #include <sstream>
 
@@ -87,10 +88,13 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "pipe") {
         wc.w = sched_pipe::from_perf({a.begin() + 4, a.end()}, command);
         params.finish("perf bench sched pipe");
+    } else if (!a.empty() && a[0] == "rt-app") {
+        wc.w = rt_app::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
+        params.finish("rt-app");
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
-                          "'; known: hackbench, perf bench sched messaging, perf bench sched pipe "
-                          "(optionally behind taskset -c CPUS)");
+                          "'; known: hackbench, perf bench sched messaging, perf bench sched pipe, "
+                          "rt-app (optionally behind taskset -c CPUS)");
     }
     wc.params = std::move(params);
     return wc;

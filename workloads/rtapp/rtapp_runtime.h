@@ -1,0 +1,122 @@
+// The state an rt-app run shares between its threads, as rt-app's process holds it: the resources the
+// events name (pthread mutexes and condition variables, barriers, timers, memory buffers, fork counters),
+// the start barrier, the clock references (t_zero, the start of the use case), the stop flag, and what
+// each thread logs per phase. The simulated rt-app is one process: its threads share these objects.
+//
+// Mutexes and condition variables are user-space state plus futexes, as glibc builds them: an
+// uncontended lock or unlock is an atomic on the object's line (a one-instruction store through the
+// cache model, so the line moves between the CPUs that use it), and only a contended one enters the
+// kernel -- the waiter sleeps in futex_wait on a word of its own, and the unlocker (signaller) wakes it
+// with futex_wake. Each waiter has its own futex word so that a wakeup can never be lost, whatever order
+// the CPUs' system calls reach the kernel in. A woken lock waiter retries (glibc does not hand the lock
+// over), so a running thread may take the lock first. Left out: priority inheritance (pi_enabled: it only
+// boosts RT waiters), adaptive spinning, and the broadcast's single futex call (each waiter is woken by
+// its own futex_wake: N-1 more system call entries of `syscall` cost each).
+#pragma once
+
+#include "workloads/kernel/memory_profile.h"
+#include "workloads/kernel/program.h"
+#include "workloads/rtapp/rtapp_config.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace warmsched::workloads {
+class sim_kernel;
+struct futex_word;
+} // namespace warmsched::workloads
+
+namespace warmsched::workloads::rtapp {
+
+// Parameters of the simulated rt-app that the JSON file does not give (experiment file keys).
+struct rtapp_params {
+    // Instructions of one iteration of rt-app's waste_cpu_cycles loop (12 ldexp calls). Estimate from
+    // LISA's Juno r0 calibration: 138 ns per loop on a 1.1 GHz Cortex-A57 = 152 cycles, at an IPC of
+    // about 1.2 on this scalar libm code.
+    unsigned instructions_per_loop = 180;
+    // Instructions per 64-byte line of a memset (glibc's AVX2 memset: two 32-byte stores plus loop
+    // overhead per line; estimate).
+    unsigned mem_instructions_per_line = 4;
+    // Instructions per memrun access (a load or store, address arithmetic and the loop branch; estimate).
+    unsigned memrun_instructions_per_access = 4;
+};
+
+// A thread waiting in a queue, and the futex value it sleeps on: the waker stores token + 1.
+struct waiter {
+    futex_word* word = nullptr;
+    long token = 0;
+};
+
+struct mutex_state {
+    bool locked = false;
+    int owner = -1; // thread index
+    std::deque<waiter> waiters;
+    memory_profile line; // the lock word: an atomic read-modify-write of one line
+};
+
+struct cond_state {
+    std::deque<waiter> waiters;
+    memory_profile line;
+};
+
+struct timer_state {
+    bool init = false;
+    scheduler::nsec next = 0;
+};
+
+// One phase iteration, as rt-app logs it (timing_point_t; times in us).
+struct log_row {
+    int ind = 0;
+    unsigned long perf = 0, run = 0, period = 0, c_duration = 0, c_period = 0, wu_lat = 0;
+    long slack = 0;
+    unsigned long long start = 0, end = 0, rel_start = 0;
+};
+
+struct thread_record {
+    std::string name; // "<task>-<index>" (forked: "<task>-<index>-<fork number>")
+    int task = 0;
+    int ind = 0;
+    bool forked = false;
+    int pid = 0;
+    bool started = false, exited = false;
+    std::vector<log_row> rows;
+};
+
+struct world {
+    config cfg;
+    rtapp_params params;
+    sim_kernel* k = nullptr;
+    long p_load = 1; // ns per loop
+    // Per resource (index of cfg.resources); only the fields of its kind are used.
+    std::vector<mutex_state> mutexes;
+    std::vector<cond_state> conds;
+    std::vector<timer_state> timers;  // shared timers (unique ones live in each thread)
+    std::vector<int> barrier_waiting; // rt-app's counter per barrier
+    std::vector<mutex_state> barrier_mutexes;
+    std::vector<cond_state> barrier_conds;
+    std::vector<std::uint64_t> buffers; // address of each memory buffer
+    std::vector<int> forks;             // forks made per fork resource
+    // mem / memrun: the memory profile of each event, by (task, phase, event).
+    std::vector<std::vector<std::vector<std::unique_ptr<memory_profile>>>> event_profiles;
+
+    // Start barrier (pthread_barrier_wait of the threads created at start).
+    futex_word* start_word = nullptr;
+    int start_arrived = 0;
+    // The main thread joins the threads: it sleeps on its word until none is left.
+    futex_word* main_word = nullptr;
+    int live_threads = 0;
+    bool stop = false;      // the duration has elapsed (rt-app's continue_running == 0)
+    bool main_done = false; // the main thread has joined every thread
+    scheduler::nsec t_start = 0, t_zero = 0;
+    std::vector<thread_record> threads;
+    std::vector<std::string> errors; // "<error>" lines rt-app prints at run time
+};
+
+// Creates every resource's simulated memory (lock lines, buffers) and the futex words.
+void init_world(world& w, sim_kernel& k);
+// The waiters of every condition and barrier, removed from their queues (rt-app's shutdown wakes them).
+std::vector<waiter> take_all_waiters(world& w);
+
+} // namespace warmsched::workloads::rtapp
