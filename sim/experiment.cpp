@@ -58,6 +58,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     if (e.quantum_ps < 1000) r.error("quantum", "the quantum must be at least 1ns");
     r.text("description", "");
     e.set_sampling = static_cast<unsigned>(r.integer("set_sampling", 1, 1, 1 << 16));
+    e.fast_forward = static_cast<unsigned>(r.integer("fast_forward", 1, 1, 1 << 20));
     unsigned cpus = 1;
     if (platform_node && platform_node->is_map()) {
         config::config_node resolved_platform = config::config_node::make_map({});

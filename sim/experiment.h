@@ -21,6 +21,7 @@ struct experiment {
     std::uint64_t seed = 1;
     std::uint64_t quantum_ps = 1'000'000;
     unsigned set_sampling = 1;
+    unsigned fast_forward = 1; // settled compute simulates 1 in N of its accesses (1: all)
     probe_suite_settings probes;
     scheduler::sched_config kernel;
     std::vector<std::string> workloads; // command lines, e.g. "hackbench -p -g 10"

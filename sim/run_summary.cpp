@@ -125,6 +125,22 @@ void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models
                   static_cast<unsigned long long>(other_llc + mem),
                   static_cast<unsigned long long>(other_llc), static_cast<unsigned long long>(mem));
     out << b;
+    if (k.fast_forward() > 1) {
+        std::uint64_t chunks = 0, ff = 0, sampled = 0, drifts = 0;
+        for (unsigned c = 0; c < m.num_cpus(); ++c) {
+            const auto& s = k.executor(c).stats();
+            chunks += s.ff_chunks;
+            ff += s.ff_accesses;
+            sampled += s.ff_sampled;
+            drifts += s.ff_drifts;
+        }
+        std::snprintf(b, sizeof b,
+                      "%-18s 1 in %u: %llu chunks, %s of the accesses (%llu simulated), %llu drifts back\n",
+                      "fast-forward", k.fast_forward(), static_cast<unsigned long long>(chunks),
+                      pct(ff, n).c_str(), static_cast<unsigned long long>(sampled),
+                      static_cast<unsigned long long>(drifts));
+        out << b;
+    }
 }
 
 void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s) {

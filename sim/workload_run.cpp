@@ -24,6 +24,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     mo.set_sampling = e.set_sampling;
     models::machine m("system", e.platform, mo);
     workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
+    k.set_fast_forward(e.fast_forward);
     std::vector<workloads::workload_command> ws;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
         ws.push_back(workloads::parse_command_line(workloads::split_command_line(e.workloads[i]), m.num_cpus(),

@@ -2,6 +2,7 @@
 #include "models/cpu/hart.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <queue>
 
@@ -78,6 +79,16 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     qk_.set(ps_time(end - sc_core::sc_time_stamp().value()));
     if (qk_.need_sync()) qk_.sync();
     return end - start;
+}
+
+void hart::extrapolate_since(const hart_stats& before, double factor) {
+    for (std::size_t s = 0; s < stats_.accesses.size(); ++s) {
+        const double extra = factor - 1;
+        stats_.accesses[s] += static_cast<std::uint64_t>(
+            std::llround(static_cast<double>(stats_.accesses[s] - before.accesses[s]) * extra));
+        stats_.latency_ps[s] += static_cast<std::uint64_t>(
+            std::llround(static_cast<double>(stats_.latency_ps[s] - before.latency_ps[s]) * extra));
+    }
 }
 
 void hart::compute_cycles(std::uint64_t cycles) {

@@ -70,6 +70,9 @@ public:
     mem_source last_source() const { return req_.txn.source; }
     const hart_params& params() const { return p_; }
     const hart_stats& stats() const { return stats_; }
+    // Counts the accesses made since `before` `factor` times over: each stood for `factor` accesses
+    // (fast-forwarded compute, which sends only a sample of its accesses through the hierarchy).
+    void extrapolate_since(const hart_stats& before, double factor);
 
 private:
     ps_t access(mem_op op, std::uint64_t addr);

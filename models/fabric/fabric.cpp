@@ -25,6 +25,7 @@ ps_t fabric::traverse(const platform::fabric_route& r, const sc_core::sc_time& a
     const auto& all = graph_.links();
     for (unsigned i : r.links) {
         const ps_t wait = links_[i].reserve(t + elapsed, line_size_);
+        if (meter_ && meter_->recording()) meter_->record(i, line_size_);
         elapsed += wait + static_cast<ps_t>(all[i].latency_ps);
     }
     return elapsed;

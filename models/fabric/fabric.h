@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/common/mem_txn.h"
+#include "models/fabric/flow_meter.h"
 #include "models/fabric/link_occupancy.h"
 #include "platforms/fabric_graph.h"
 
@@ -31,6 +32,10 @@ public:
 
     const platform::fabric_graph& graph() const { return graph_; }
     const link_occupancy& link(unsigned i) const { return links_[i]; }
+    link_occupancy& link(unsigned i) { return links_[i]; }
+    unsigned num_links() const { return static_cast<unsigned>(links_.size()); }
+    // Reports every data transfer to `m` while it records (link i is its resource i).
+    void set_flow_meter(flow_meter* m) { meter_ = m; }
     // Latency of the route from LLC a to LLC b (used by directories to pick the nearest sharer).
     ps_t llc_to_llc_ps(unsigned a, unsigned b) const;
 
@@ -43,6 +48,7 @@ private:
     const platform::fabric_graph& graph_;
     unsigned line_size_;
     std::vector<link_occupancy> links_;
+    flow_meter* meter_ = nullptr;
 };
 
 } // namespace warmsched::models

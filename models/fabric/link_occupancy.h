@@ -5,6 +5,10 @@
 // from the demand of whole buckets, it does not depend on the order in which initiators that run ahead of
 // each other (temporal decoupling) present their requests: everyone arriving in a bucket sees the same
 // queue, and a saturated link delivers exactly its bandwidth, shared fairly.
+//
+// A steady background flow (the traffic of fast-forwarded compute, models/fabric/flow_meter.h) takes a
+// constant share of the bandwidth: the transfers that are simulated see what is left of it, never less
+// than a twentieth (a link oversubscribed by flows still drains, slowly, and its queues show it).
 #pragma once
 
 #include <algorithm>
@@ -18,9 +22,10 @@ public:
     // bytes_per_s: bandwidth; bucket_ps: accounting granularity; horizon: buckets remembered (rounded
     // up to a power of two, so that a bucket's ring slot is a mask, not a division).
     link_occupancy(double bytes_per_s, std::uint64_t bucket_ps, unsigned horizon = 4096)
-        : bytes_per_ps_(bytes_per_s / 1e12), bucket_ps_(bucket_ps), capacity_(bytes_per_s * bucket_ps / 1e12),
-          mask_(round_up_pow2(horizon) - 1), demand_(mask_ + 1, 0.0), backlog_(mask_ + 1, 0.0),
-          demand_tag_(mask_ + 1, no_bucket), backlog_tag_(mask_ + 1, no_bucket) {}
+        : full_bytes_per_ps_(bytes_per_s / 1e12), bytes_per_ps_(full_bytes_per_ps_), bucket_ps_(bucket_ps),
+          capacity_(bytes_per_s * bucket_ps / 1e12), mask_(round_up_pow2(horizon) - 1),
+          demand_(mask_ + 1, 0.0), backlog_(mask_ + 1, 0.0), demand_tag_(mask_ + 1, no_bucket),
+          backlog_tag_(mask_ + 1, no_bucket) {}
 
     // Reserves `bytes` for a transfer that wants to start at `t_ps`; returns its queueing delay in ps.
     std::uint64_t reserve(std::uint64_t t_ps, double bytes) {
@@ -39,6 +44,16 @@ public:
         queued_ps_ += d;
         return d;
     }
+
+    // Adds (negative: removes) a steady flow of `bytes_per_ps`; `bytes` of its traffic are counted.
+    void add_background(double bytes_per_ps) {
+        background_ += bytes_per_ps;
+        if (background_ < 1e-12 * full_bytes_per_ps_) background_ = 0; // rounding after the last removal
+        bytes_per_ps_ = std::max(full_bytes_per_ps_ / 20, full_bytes_per_ps_ - background_);
+        capacity_ = bytes_per_ps_ * static_cast<double>(bucket_ps_);
+    }
+    void count_background_bytes(double bytes) { total_bytes_ += bytes; }
+    double background() const { return background_; }
 
     double total_bytes() const { return total_bytes_; }
     std::uint64_t queued_ps() const { return queued_ps_; }
@@ -94,7 +109,8 @@ private:
         base_ = new_base;
     }
 
-    double bytes_per_ps_;
+    double full_bytes_per_ps_;
+    double bytes_per_ps_; // what the background flows leave
     std::uint64_t bucket_ps_;
     double capacity_;
     std::uint64_t mask_;
@@ -106,6 +122,7 @@ private:
     bool any_demand_ = false;
     double total_bytes_ = 0;
     std::uint64_t queued_ps_ = 0;
+    double background_ = 0; // bytes/ps of steady flows
 };
 
 } // namespace warmsched::models

@@ -11,6 +11,7 @@ memory_controller::memory_controller(const sc_core::sc_module_name& name, const 
 void memory_controller::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     const mem_txn& t = *gp.get_extension<mem_txn>();
     const ps_t wait = channels_.reserve(abs_ps(delay), p_.line_size);
+    if (meter_ && meter_->recording()) meter_->record(meter_index_, p_.line_size);
     if (t.op == mem_op::mem_read) {
         ++stats_.reads;
         delay += ps_time(wait + p_.latency_ps);

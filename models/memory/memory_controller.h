@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/common/mem_txn.h"
+#include "models/fabric/flow_meter.h"
 #include "models/fabric/link_occupancy.h"
 
 #include <systemc>
@@ -32,6 +33,12 @@ public:
 
     const memory_stats& stats() const { return stats_; }
     const link_occupancy& channels() const { return channels_; }
+    link_occupancy& channels() { return channels_; }
+    // Reports every transfer to `m` while it records, as its resource `index`.
+    void set_flow_meter(flow_meter* m, unsigned index) {
+        meter_ = m;
+        meter_index_ = index;
+    }
 
 private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -39,6 +46,8 @@ private:
     memory_controller_params p_;
     link_occupancy channels_;
     memory_stats stats_;
+    flow_meter* meter_ = nullptr;
+    unsigned meter_index_ = 0;
 };
 
 } // namespace warmsched::models

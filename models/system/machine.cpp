@@ -116,6 +116,15 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
         homes_[m]->snoop_out.bind(fabric_->home_side);
         homes_[m]->memory_side.bind(memories_[m]->home_side);
     }
+    // Steady flows of fast-forwarded compute use the links, then the memory controllers.
+    std::vector<link_occupancy*> resources;
+    for (unsigned i = 0; i < fabric_->num_links(); ++i) resources.push_back(&fabric_->link(i));
+    fabric_->set_flow_meter(&flows_);
+    for (unsigned m = 0; m < memories_.size(); ++m) {
+        memories_[m]->set_flow_meter(&flows_, static_cast<unsigned>(resources.size()));
+        resources.push_back(&memories_[m]->channels());
+    }
+    flows_.attach(std::move(resources), topo_.num_cpus());
 }
 
 void machine::set_access_observer(access_observer* o) {

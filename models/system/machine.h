@@ -50,6 +50,8 @@ public:
     directory& home_at(unsigned i) { return *homes_[i]; }
     memory_controller& memory_at(unsigned i) { return *memories_[i]; }
     fabric& interconnect() { return *fabric_; }
+    // The steady link and memory traffic of fast-forwarded compute (per hart).
+    flow_meter& flows() { return flows_; }
     unsigned num_cores() const { return static_cast<unsigned>(cores_.size()); }
     unsigned num_llcs() const { return static_cast<unsigned>(llcs_.size()); }
     unsigned num_homes() const { return static_cast<unsigned>(homes_.size()); }
@@ -68,6 +70,7 @@ private:
     std::unique_ptr<fabric> fabric_;
     std::vector<std::unique_ptr<directory>> homes_;
     std::vector<std::unique_ptr<memory_controller>> memories_;
+    flow_meter flows_;
 };
 
 } // namespace warmsched::models

@@ -37,3 +37,29 @@ TEST_CASE("arrivals slightly out of time order still see their window's load") {
     // A transfer from a CPU that runs behind (t = 150 ns) finds its own bucket free.
     CHECK(l.reserve(150000, 64) == 0);
 }
+
+TEST_CASE("a steady background flow leaves the rest of the bandwidth to simulated transfers") {
+    // Fast-forwarded compute holds its traffic as a flow (flow_meter): 6 of a 10 GB/s link's GB/s.
+    link_occupancy l(10e9, 100000);
+    l.add_background(6e9 / 1e12);
+    std::uint64_t t = 0, end = 0;
+    const int n = 20000;
+    for (int i = 0; i < n; ++i, t += 2000) end = t + l.reserve(t, 64); // offered 32 GB/s
+    const double achieved = n * 64.0 / (static_cast<double>(end) / 1e12);
+    CHECK(achieved == Approx(4e9).epsilon(0.02));
+    // Removing the flow gives the link back.
+    l.add_background(-6e9 / 1e12);
+    CHECK(l.background() == 0);
+    link_occupancy fresh(10e9, 100000);
+    CHECK(l.reserve(1'000'000'000'000, 64) == fresh.reserve(1'000'000'000'000, 64));
+}
+
+TEST_CASE("flows beyond the bandwidth still leave a twentieth to simulated transfers") {
+    link_occupancy l(10e9, 100000);
+    l.add_background(50e9 / 1e12);
+    std::uint64_t t = 0, end = 0;
+    const int n = 2000;
+    for (int i = 0; i < n; ++i, t += 2000) end = t + l.reserve(t, 64);
+    const double achieved = n * 64.0 / (static_cast<double>(end) / 1e12);
+    CHECK(achieved == Approx(0.5e9).epsilon(0.03));
+}

@@ -12,8 +12,9 @@ using models::ps_t;
 using scheduler::task_state;
 
 namespace {
-constexpr std::size_t max_chunk_accesses = 256; // bounds how far a chunk can overshoot an event
-constexpr ps_t max_chunk_ps = 1'000'000'000;    // 1 ms
+constexpr std::size_t max_chunk_accesses = 256;  // bounds how far a chunk can overshoot an event
+constexpr ps_t max_chunk_ps = 1'000'000'000;     // 1 ms
+constexpr ps_t min_fast_forward_ps = 20'000'000; // 20 us
 } // namespace
 
 cpu_executor::cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu)
@@ -79,7 +80,12 @@ void cpu_executor::handle_interrupts() {
     }
     while (!timers_.empty() && std::get<0>(timers_.top()) <= h_.now()) {
         kernel_task* t = std::get<2>(timers_.top());
+        const int key = std::get<1>(timers_.top());
         timers_.pop();
+        if (key < 0) { // a device interrupt
+            take_irq(key);
+            continue;
+        }
         ++stats_.timer_interrupts;
         h_.sync();
         charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
@@ -95,6 +101,27 @@ void cpu_executor::handle_interrupts() {
     }
 }
 
+void cpu_executor::raise_irq(ps_t at_ps, std::function<irq_action()> handler) {
+    const int key = -(++irqs_raised_);
+    irq_handlers_.emplace(key, std::move(handler));
+    timers_.emplace(at_ps, key, nullptr);
+    const ps_t now = sc_core::sc_time_stamp().value();
+    wake_.notify(models::ps_time(at_ps > now ? at_ps - now : 0)); // out of idle, or cut a long chunk
+}
+
+void cpu_executor::take_irq(int key) {
+    const auto it = irq_handlers_.find(key);
+    const std::function<irq_action()> handler = std::move(it->second);
+    irq_handlers_.erase(it);
+    ++stats_.device_irqs;
+    h_.sync();
+    charge(static_cast<ps_t>(k_.costs().ipi_handler_ps)); // interrupt entry and exit
+    const irq_action a = handler();
+    charge(static_cast<ps_t>(a.cost_ps));
+    if (a.line) touch(a.line, true);
+    if (a.wake) wake(*a.wake, 0);
+}
+
 void cpu_executor::reschedule(bool preempt) {
     h_.sync();
     kernel_task* prev = current();
@@ -103,6 +130,7 @@ void cpu_executor::reschedule(bool preempt) {
     charge_balance(); // newidle balance, or an active balance's stopper
     kernel_task* nt = next.is_idle ? nullptr : static_cast<kernel_task*>(next.program);
     if (nt == prev) return;
+    ++epoch_;
     ++stats_.context_switches;
     const auto& c = k_.costs();
     if (prev) { // save its state: task_struct and kernel stack
@@ -196,6 +224,12 @@ void cpu_executor::run_compute(kernel_task& t) {
     ps_t bound = std::min(next_tick_, now + max_chunk_ps);
     if (!timers_.empty()) bound = std::min(bound, std::get<0>(timers_.top()));
     if (ipi_pending_) bound = std::min(bound, ipi_at_);
+    const bool may_fast_forward = k_.fast_forward() > 1 && apki > 0 && !k_.generator(t, *p).sequential();
+    if (may_fast_forward) {
+        t.settling.at(cpu_, epoch_, p, static_cast<double>(p->working_set / k_.machine().line_size()));
+        // Only a chunk long enough to hide its sample is fast-forwarded (a steady flow is a rate).
+        if (t.settling.settled() && bound > now + min_fast_forward_ps) return run_fast_forward(t, *p, bound);
+    }
     const double budget = static_cast<double>(bound > now ? bound - now : 1000);
     const double est = t.ps_per_instruction > 0 ? t.ps_per_instruction : cycles_per_instr * cycle;
     std::uint64_t k = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget / est));
@@ -207,6 +241,7 @@ void cpu_executor::run_compute(kernel_task& t) {
     const std::size_t n = static_cast<std::size_t>(want);
     t.access_carry = want - static_cast<double>(n);
     const ps_t start = h_.now();
+    const models::hart_stats stats_before = h_.stats();
     if (n > 0) {
         access_generator& g = k_.generator(t, *p);
         buf_.clear();
@@ -218,10 +253,7 @@ void cpu_executor::run_compute(kernel_task& t) {
     const double exec = std::max(0.0, k * cycles_per_instr * cycle - static_cast<double>(n) * cycle);
     std::uint64_t done = k;
     if (exec >= 2e6) { // long enough to be worth interrupting: wait in SystemC time
-        h_.sync();
-        const ps_t t0 = sc_core::sc_time_stamp().value();
-        sc_core::wait(models::ps_time(static_cast<ps_t>(exec)), wake_);
-        const double ran = static_cast<double>(sc_core::sc_time_stamp().value() - t0);
+        const double ran = static_cast<double>(wait_interruptible(static_cast<ps_t>(exec)));
         if (ran < exec) // interrupted: pro-rate the chunk
             done = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(k * (mem + ran) / (mem + exec)));
     } else if (exec > 0) {
@@ -232,6 +264,76 @@ void cpu_executor::run_compute(kernel_task& t) {
     t.utime += ns(took);
     const double per = static_cast<double>(took) / static_cast<double>(done);
     t.ps_per_instruction = t.ps_per_instruction > 0 ? 0.75 * t.ps_per_instruction + 0.25 * per : per;
+    if (may_fast_forward)
+        t.settling.detailed(done, static_cast<double>(took), access_mix::between(stats_before, h_.stats()));
+}
+
+void cpu_executor::run_fast_forward(kernel_task& t, const memory_profile& p, ps_t bound) {
+    const double ratio = k_.fast_forward();
+    const double apki = p.accesses_per_kilo_instruction;
+    const double cycle = static_cast<double>(h_.params().cycle_ps);
+    const compute_settling& s = t.settling;
+    // The settled time per instruction is execution plus memory time; the memory part follows the
+    // sample's latency (queues that grew or shrank since), the execution part does not.
+    const double exec_per =
+        std::max(0.0, k_.machine().platform().core.base_cpi * smt_stretch() * cycle - apki / 1000.0 * cycle);
+    const double mem_per = std::max(0.0, s.ps_per_instruction() - exec_per);
+    const double planned = t.ps_per_instruction > 0 ? t.ps_per_instruction : s.ps_per_instruction();
+    const ps_t start = h_.now();
+    const double budget = static_cast<double>(bound > start ? bound - start : 1000);
+    std::uint64_t k = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(budget / planned));
+    k = std::min<std::uint64_t>(k,
+                                static_cast<std::uint64_t>(max_chunk_accesses * ratio * 1000.0 / apki) + 1);
+    k = std::min(k, t.remaining);
+    const double want = k * apki / 1000.0 + t.access_carry;
+    const std::size_t n = static_cast<std::size_t>(want);
+    t.access_carry = want - static_cast<double>(n);
+    const double want_sampled = static_cast<double>(n) / ratio + t.sample_carry;
+    const std::size_t m = static_cast<std::size_t>(want_sampled);
+    t.sample_carry = want_sampled - static_cast<double>(m);
+    // The sample goes through the hierarchy; its transfers, times n/m, become this hart's steady flow
+    // for the rest of the chunk.
+    access_mix sample;
+    double slowdown = 1;
+    models::flow_meter& flows = k_.machine().flows();
+    if (m > 0) {
+        const models::hart_stats before = h_.stats();
+        access_generator& g = k_.generator(t, p);
+        buf_.clear();
+        g.generate(m, t.rng, buf_);
+        flows.start(cpu_);
+        h_.stream(buf_.data(), m, false);
+        sample = access_mix::between(before, h_.stats());
+        h_.extrapolate_since(before, static_cast<double>(n) / static_cast<double>(m));
+        slowdown = s.slowdown(sample);
+    }
+    const double chunk = static_cast<double>(k) * (exec_per + mem_per * slowdown);
+    const ps_t sampled = h_.now() - start;
+    const ps_t rest = chunk > static_cast<double>(sampled) ? static_cast<ps_t>(chunk) - sampled : 0;
+    if (m > 0) flows.finish(cpu_, static_cast<double>(n) / static_cast<double>(m), rest);
+    const ps_t ran = rest > 0 ? wait_interruptible(rest) : 0;
+    flows.stop(cpu_);
+    std::uint64_t done = k;
+    if (ran < rest) // interrupted: pro-rate the chunk
+        done = std::max<std::uint64_t>(
+            1, static_cast<std::uint64_t>(static_cast<double>(k) * static_cast<double>(sampled + ran) /
+                                          static_cast<double>(sampled + rest)));
+    const ps_t took = h_.now() - start;
+    t.remaining -= std::min(done, t.remaining);
+    t.utime += ns(took);
+    const double per = static_cast<double>(took) / static_cast<double>(done);
+    t.ps_per_instruction = 0.75 * t.ps_per_instruction + 0.25 * per;
+    ++stats_.ff_chunks;
+    stats_.ff_accesses += n;
+    stats_.ff_sampled += m;
+    if (!t.settling.sampled(sample)) ++stats_.ff_drifts;
+}
+
+models::ps_t cpu_executor::wait_interruptible(ps_t ps) {
+    h_.sync();
+    const ps_t t0 = sc_core::sc_time_stamp().value();
+    sc_core::wait(models::ps_time(ps), wake_);
+    return sc_core::sc_time_stamp().value() - t0;
 }
 
 void cpu_executor::copy(std::uint64_t from, std::uint64_t to, std::uint64_t bytes) {

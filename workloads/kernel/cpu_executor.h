@@ -9,6 +9,14 @@
 //   loop: interrupts due (IPI, timers, tick) -> NEED_RESCHED? schedule() -> idle? wait for a kick
 //         -> else run one step of curr's current operation (a compute chunk or one system call)
 //
+// Fast-forward (optional, sim_kernel::set_fast_forward(N)): a task whose compute has settled on this CPU
+// (compute_settling.h) runs chunks up to the next event that take the settled time per instruction and
+// send only 1 in N of their accesses through the hierarchy -- keeping the caches' contents and the
+// co-runners' contention alive -- while the traffic of the other N-1 flows over the same links and
+// memory channels as a steady background rate (models/fabric/flow_meter.h). The hart's access counts
+// are scaled up; cache statistics count the simulated accesses. A switch, a migration or the SMT sibling
+// changing state returns the task to detailed chunks.
+//
 // Time: the hart runs ahead of SystemC time under its quantum keeper; the executor syncs before every
 // scheduler call so that run queues change in global time order. Ticks stop while idle (NO_HZ_IDLE); an
 // idle CPU's IPI may carry the NOHZ balancer's kick, on which it balances for the idle CPUs. The
@@ -22,8 +30,10 @@
 
 #include <systemc>
 
+#include <functional>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace warmsched::workloads {
@@ -34,6 +44,9 @@ class channel;
 struct cpu_executor_stats {
     scheduler::nsec idle_ns = 0;
     std::uint64_t ticks = 0, ipis = 0, timer_interrupts = 0, idle_exits = 0, context_switches = 0;
+    std::uint64_t device_irqs = 0; // block-device completion interrupts taken
+    // Fast-forward: chunks run so, the accesses they stood for and simulated, drifts back to detailed.
+    std::uint64_t ff_chunks = 0, ff_accesses = 0, ff_sampled = 0, ff_drifts = 0;
 };
 
 class cpu_executor : public sc_core::sc_module {
@@ -44,7 +57,18 @@ public:
     // a write to its polled flag), sent at the sender's local time `sent_ps`.
     void kick(models::ps_t sent_ps);
     // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
-    void sibling_changed() { wake_.notify(sc_core::SC_ZERO_TIME); }
+    void sibling_changed() {
+        ++epoch_;
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+    // A device interrupt (a block-device completion) taken by this CPU at SystemC time `at_ps`, through
+    // the timer queue: after the interrupt entry (ipi_handler) the handler runs here and says what it did.
+    struct irq_action {
+        double cost_ps = 0;          // the handler's own work
+        std::uint64_t line = 0;      // a kernel line it writes (0: none)
+        kernel_task* wake = nullptr; // a task it wakes (try_to_wake_up from this CPU)
+    };
+    void raise_irq(models::ps_t at_ps, std::function<irq_action()> handler);
     bool busy() const { return busy_; }
     models::ps_t now() const { return h_.now(); }
     const cpu_executor_stats& stats() const { return stats_; }
@@ -64,12 +88,21 @@ private:
     void idle();
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
+    // A fast-forwarded chunk of settled compute, up to `bound`.
+    void run_fast_forward(kernel_task& t, const memory_profile& p, models::ps_t bound);
+    // Waits `ps` of SystemC time unless interrupted; returns the time that passed.
+    models::ps_t wait_interruptible(models::ps_t ps);
     void syscall(kernel_task& t);
     void sys_write(kernel_task& t, channel& ch);
     void sys_read(kernel_task& t, channel& ch);
     void lock(channel& ch); // syncs, then spins while another CPU holds the lock
     void unlock(channel& ch);
     void sys_fork(kernel_task& t);
+    // execve(): exec balancing (sched_exec) first -- the task may move -- then the new image.
+    void sys_exec(kernel_task& t);
+    void sys_io_submit(kernel_task& t);
+    void sys_io_getevents(kernel_task& t);
+    void take_irq(int key);
     void sys_exit(kernel_task& t);
     void finish(kernel_task& t, std::uint64_t result);
     void block(kernel_task& t);
@@ -87,16 +120,21 @@ private:
     unsigned cpu_;
     sc_core::sc_event wake_;
     models::ps_t tick_ps_, next_tick_ = 0;
+    std::uint64_t epoch_ = 0; // changes when who runs here or beside it changes (fast-forward)
     bool busy_ = false;
     bool idling_ = false; // waiting in idle() since idle_start_
     models::ps_t idle_start_ = 0;
     bool ipi_pending_ = false;
     models::ps_t ipi_at_ = 0;
     const void* loaded_mm_ = nullptr; // address space in the MMU (kept across idle: lazy TLB)
-    using timer = std::tuple<models::ps_t, int, kernel_task*>; // expiry, pid (unique: a total order)
+    // expiry, pid (unique: a total order) or a negative device-interrupt key, task to wake
+    using timer = std::tuple<models::ps_t, int, kernel_task*>;
     std::priority_queue<timer, std::vector<timer>, std::greater<timer>> timers_;
     std::vector<models::mem_access> buf_;
     std::vector<unsigned> siblings_;
+    // Device interrupts waiting in timers_ (keyed by negative numbers; timers carry a pid).
+    std::unordered_map<int, std::function<irq_action()>> irq_handlers_;
+    int irqs_raised_ = 0;
     cpu_executor_stats stats_;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "scheduler/task/task.h"
+#include "workloads/kernel/compute_settling.h"
 #include "workloads/kernel/memory_profile.h"
 #include "workloads/kernel/program.h"
 
@@ -38,6 +39,8 @@ struct kernel_task {
     std::mt19937_64 rng;
     double access_carry = 0;       // fractional access left over from the previous compute chunk
     double ps_per_instruction = 0; // running estimate, to size compute chunks
+    compute_settling settling;     // may its compute run fast-forwarded?
+    double sample_carry = 0;       // fractional sampled access left over (fast-forwarded chunks)
     kernel_task* parent = nullptr;
     unsigned live_children = 0;
     bool in_kernel = false; // executing a system call or kernel path (vs user mode)

@@ -39,6 +39,11 @@ public:
     // A task that exists when the run starts, queued on `cpu`.
     kernel_task& spawn(const spawn_spec& s, unsigned cpu);
 
+    // Fast-forward compute that has settled (cpu_executor.h): 1 in `n` of its accesses is simulated;
+    // 0 or 1: every access is.
+    void set_fast_forward(unsigned n) { fast_forward_ = n; }
+    unsigned fast_forward() const { return fast_forward_; }
+
     // Runs until every task has exited or `limit` of simulated time has passed (0: no limit).
     void run(scheduler::nsec limit = 0);
     scheduler::nsec now() const;
@@ -89,6 +94,7 @@ private:
     unsigned live_ = 0;
     unsigned running_cpu_ = 0;
     std::uint64_t forks_ = 0;
+    unsigned fast_forward_ = 0;
 };
 
 } // namespace warmsched::workloads
