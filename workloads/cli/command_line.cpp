@@ -1,8 +1,10 @@
 // Workload command lines; see command_line.h.
 #include "workloads/cli/command_line.h"
 
+#include "workloads/bench/massive_intr.h"
 #include "workloads/bench/messaging.h"
 #include "workloads/bench/sched_pipe.h"
+#include "workloads/bench/schbench.h"
 #include "workloads/rtapp/rt_app.h"
 
 #include <sstream>
@@ -88,13 +90,19 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "pipe") {
         wc.w = sched_pipe::from_perf({a.begin() + 4, a.end()}, command);
         params.finish("perf bench sched pipe");
+    } else if (!a.empty() && a[0] == "schbench") {
+        wc.w = schbench::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
+        params.finish("schbench");
+    } else if (!a.empty() && a[0] == "massive_intr") {
+        wc.w = massive_intr::from_command_line({a.begin() + 1, a.end()}, command, params);
+        params.finish("massive_intr");
     } else if (!a.empty() && a[0] == "rt-app") {
         wc.w = rt_app::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
         params.finish("rt-app");
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
                           "'; known: hackbench, perf bench sched messaging, perf bench sched pipe, "
-                          "rt-app (optionally behind taskset -c CPUS)");
+                          "schbench, massive_intr, rt-app (optionally behind taskset -c CPUS)");
     }
     wc.params = std::move(params);
     return wc;
