@@ -257,7 +257,10 @@ void rt_app::report(std::ostream& out) const {
         const double n = r.rows.empty() ? 1.0 : static_cast<double>(r.rows.size());
         double cpu_us = 0, util = 0;
         if (const kernel_task* kt = w.k && r.pid ? find_task(*w.k, r.pid) : nullptr) {
-            cpu_us = static_cast<double>(kt->t.se.sum_exec_runtime) / 1000.0;
+            // As the kernel's task_sched_runtime: a thread on a CPU has run since its exec_start too.
+            scheduler::nsec ran = kt->t.se.sum_exec_runtime;
+            if (kt->t.on_cpu && now > kt->t.se.exec_start) ran += now - kt->t.se.exec_start;
+            cpu_us = static_cast<double>(ran) / 1000.0;
             const scheduler::nsec end = kt->t.state == scheduler::task_state::dead ? kt->exited : now;
             if (end > kt->created) util = 100.0 * cpu_us * 1000.0 / static_cast<double>(end - kt->created);
         }
