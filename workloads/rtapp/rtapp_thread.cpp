@@ -189,6 +189,11 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
         if (m.step == 0) {
             touch(m.c->line);
             m.step = 1;
+        } else if (w.stop) {
+            // The stop's wakeup of every waiter has happened already: a thread reaching a wait after it
+            // (midway through a barrier) would sleep for ever, and rt-app would hang in pthread_join.
+            // It returns at once instead.
+            finished = true;
         } else { // register as a waiter, release the mutex, sleep, take the mutex again
             const waiter me{&word(), word().value};
             m.c->waiters.push_back(me);
