@@ -59,12 +59,13 @@ std::vector<workload_entry> read_workload_entries(const config::config_node& lis
         }
         try {
             seq.push_back(resolve_workload_entry(e, cpus));
-            out.push_back(std::move(e));
         } catch (const workloads::usage_error& u) {
             const std::string what = u.what();
-            errors.add(item.where(), path,
+            errors.add(item.where(), key_path,
                        "workload " + std::to_string(i) + ": " + what.substr(0, what.find('\n')));
         }
+        out.push_back(
+            std::move(e)); // a bad one too: the run does not start, and "nothing to run" is not said
     }
     resolved.set("workloads", std::move(seq));
     return out;
