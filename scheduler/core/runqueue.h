@@ -40,6 +40,8 @@ struct runqueue {
     nsec next_balance = 0;               // jiffy at which the periodic balance is due
     bool active_balance = false;         // a stopper push to push_cpu is pending on this CPU
     unsigned push_cpu = 0;
+    task* exec_push = nullptr;           // sched_exec: the stopper moves this task to exec_cpu
+    unsigned exec_cpu = 0;
     unsigned nohz_idle_balance = 0; // NOHZ_*_KICK flags: this idle CPU balances for the idle CPUs
     bool nohz_tick_stopped = false; // in nohz.idle_cpus_mask (tickless idle)
     bool llc_nohz_idle = false;     // counted out of its LLC's nr_busy_cpus

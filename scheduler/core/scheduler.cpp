@@ -166,6 +166,21 @@ unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     return cpu;
 }
 
+unsigned scheduler::sched_exec(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    task& p = *rq.curr;
+    assert(!p.is_idle);
+    const unsigned dest = class_of(p).select_task_rq(p, p.cpu, WF_EXEC);
+    if (dest == cpu) return cpu;
+    // stop_one_cpu(task_cpu(p), migration_cpu_stop): the stopper preempts p and moves it while queued.
+    rq.exec_push = &p;
+    rq.exec_cpu = dest;
+    resched_curr(rq);
+    return dest;
+}
+
 wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wake_flags, nsec now) {
     calling_cpu_ = static_cast<int>(this_cpu);
     wakeup_result r;
@@ -263,6 +278,17 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         class_of(*prevp).dequeue_task(rq, *prevp, DEQUEUE_SLEEP | special);
     }
     if (rq.active_balance) prevp = &run_stopper(rq, *prevp, blocking); // the stopper class runs first
+    if (rq.exec_push) { // sched_exec's migration_cpu_stop
+        task& p = *rq.exec_push;
+        rq.exec_push = nullptr;
+        if (!prevp->is_idle) switch_to_stopper(rq, *prevp, blocking);
+        prevp = rq.idle;
+        if (p.on_rq && p.cpu == cpu && !p.on_cpu && p.allowed_on(rq.exec_cpu)) { // move_queued_task
+            detach_task(p, rq.exec_cpu, migration_cause::exec);
+            attach_task(p);
+            ++rq.balance_migrations;
+        }
+    }
     task& prev = *prevp;
     task& next = pick_next_task(rq, &prev);
     // Cleared after the pick, as __schedule does (clear_tsk_need_resched(prev) follows
@@ -296,21 +322,23 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     return next;
 }
 
+void scheduler::switch_to_stopper(runqueue& rq, task& prev, bool blocking) {
+    class_of(prev).put_prev_task(rq, prev);
+    ++rq.nr_switches;
+    ++prev.stats.nr_switches;
+    if (blocking)
+        ++prev.stats.nr_voluntary_switches;
+    else
+        ++prev.stats.nr_involuntary_switches;
+    sched_info_depart(rq, prev);
+    prev.on_cpu = false;
+    rq.idle->on_cpu = true;
+    rq.curr = rq.idle;
+    ++rq.balance_switches; // the switch to the stopper; the kernel charges the one away from it
+}
+
 task& scheduler::run_stopper(runqueue& rq, task& prev, bool blocking) {
-    if (!prev.is_idle) { // switch prev out; the stopper (the idle task stands for it) is current
-        class_of(prev).put_prev_task(rq, prev);
-        ++rq.nr_switches;
-        ++prev.stats.nr_switches;
-        if (blocking)
-            ++prev.stats.nr_voluntary_switches;
-        else
-            ++prev.stats.nr_involuntary_switches;
-        sched_info_depart(rq, prev);
-        prev.on_cpu = false;
-        rq.idle->on_cpu = true;
-        rq.curr = rq.idle;
-        ++rq.balance_switches; // the switch to the stopper; the kernel charges the one away from it
-    }
+    if (!prev.is_idle) switch_to_stopper(rq, prev, blocking); // the stopper (idle stands for it) is current
     fair_of(*fair_).balancer().active_load_balance_cpu_stop(rq.cpu, rq.clock);
     return *rq.idle;
 }

@@ -1,6 +1,6 @@
 // The core scheduler (kernel/sched/core.c): per-CPU run queues, the ordered list of scheduling classes
 // (fair, then idle), and the entry points the simulated kernel calls -- fork (sched_fork,
-// wake_up_new_task), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is plain C++
+// wake_up_new_task), exec (sched_exec), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is plain C++
 // without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the calling
 // one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the IPI).
 //
@@ -100,6 +100,12 @@ public:
     void sched_fork(task& child, unsigned this_cpu, nsec now);
     // Makes the child runnable on the CPU fork balancing picks; returns that CPU.
     unsigned wake_up_new_task(task& child, unsigned this_cpu, nsec now);
+    // execve() by the current task of `cpu` (sched_exec): exec balancing picks a CPU (select_task_rq with
+    // WF_EXEC: find_idlest_group/cpu down the domains with SD_BALANCE_EXEC). If it is another CPU, the
+    // stopper of `cpu` moves the task there in the CPU's next schedule() (migration_cpu_stop on a queued
+    // task: one switch to the stopper and one migration, charged like an active balance's); `cpu` gets
+    // NEED_RESCHED. Returns the chosen CPU.
+    unsigned sched_exec(unsigned cpu, nsec now);
     // Wakes a sleeping task from code running on `this_cpu`.
     wakeup_result try_to_wake_up(task& p, unsigned this_cpu, unsigned wake_flags, nsec now);
     // schedule() on `cpu`. The current task, if its state is no longer running, is dequeued (it
@@ -157,6 +163,8 @@ private:
     // The stopper of an active balance preempts prev and pushes a task (active_load_balance_cpu_stop);
     // returns the idle task, which stands for the stopper as rq's current task.
     task& run_stopper(runqueue& rq, task& prev, bool blocking);
+    // Switches prev out for the stopper (the idle task stands for it as rq's current task).
+    void switch_to_stopper(runqueue& rq, task& prev, bool blocking);
     task& pick_next_task(runqueue& rq, task* prev);
     void sched_info_depart(runqueue& rq, task& p);
     void sched_info_arrive(runqueue& rq, task& p);

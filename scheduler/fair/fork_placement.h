@@ -15,7 +15,7 @@
 // node's CPUs (the form after "sched/fair: Improve consistency of allowed NUMA balance calculations",
 // which reference/scheduler/03 describes); v6.12 while local running + 1 <= imb_numa_nr and the two
 // groups' idle counts differ by at most 2 (NUMA_IMBALANCE_MIN). NUMA balancing's preferred node is not
-// modelled. Exec has no entry point in the simulated kernel yet; select() serves both flags.
+// modelled. select() serves both flags: wake_up_new_task (fork) and sched_exec (exec).
 #pragma once
 
 #include "scheduler/fair/group_stats.h"
