@@ -72,7 +72,32 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
     k.fork_ps = cost("fork", d.fork_ps);
     k.clone_ps = cost("clone", d.clone_ps);
     k.exit_ps = cost("exit", d.exit_ps);
+    k.exec_ps = cost("exec", d.exec_ps);
+    k.io_submit_ps = cost("io_submit", d.io_submit_ps);
+    k.io_complete_ps = cost("io_complete", d.io_complete_ps);
     k.migrate_ps = cost("migrate", d.migrate_ps);
+    r.finish();
+}
+
+void read_block_device(config_reader& r, platform_params& p) {
+    block_device_params& b = p.block_device;
+    const block_device_params d;
+    auto latency = [&](const char* key, double def) {
+        const double v = r.time_ps(key, def);
+        if (v <= 0 || v > 1e12) r.error(key, "must be more than 0 and at most 1s");
+        return v;
+    };
+    b.name = r.text("name", d.name);
+    b.random_read_latency_ps = latency("random_read_latency", d.random_read_latency_ps);
+    b.sequential_read_latency_ps = latency("sequential_read_latency", d.sequential_read_latency_ps);
+    b.random_write_latency_ps = latency("random_write_latency", d.random_write_latency_ps);
+    b.sequential_write_latency_ps = latency("sequential_write_latency", d.sequential_write_latency_ps);
+    b.read_iops = r.number("read_iops", d.read_iops, 1, 1e9);
+    b.write_iops = r.number("write_iops", d.write_iops, 1, 1e9);
+    b.read_bandwidth = r.bandwidth("read_bandwidth", d.read_bandwidth);
+    b.write_bandwidth = r.bandwidth("write_bandwidth", d.write_bandwidth);
+    b.queue_depth = static_cast<unsigned>(r.integer("queue_depth", d.queue_depth, 1, 65535));
+    b.irq_cpu = static_cast<int>(r.integer("irq_cpu", d.irq_cpu, -1, 1 << 20));
     r.finish();
 }
 
@@ -241,6 +266,10 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
     if (cores * p.threads_per_core > max_cpus)
         root.error_in("topology", "levels",
                       "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+    if (p.block_device.irq_cpu >= static_cast<int>(cores * p.threads_per_core))
+        root.error_in("block_device", "irq_cpu",
+                      std::to_string(p.block_device.irq_cpu) + " is not a CPU of this machine (0-" +
+                          std::to_string(cores * p.threads_per_core - 1) + "; -1: the submitting CPU)");
     // The directory keeps a 64-bit sharer mask of LLCs, the LLC a 64-bit mask of its cores.
     unsigned llcs = 1, cores_per_llc = 1;
     for (int d = 1; d <= static_cast<int>(p.levels.size()); ++d)
@@ -303,6 +332,8 @@ platform_params read_platform(const config::config_node& root, config::config_no
     read_fabric(fab, p);
     auto costs = r.child("kernel_costs");
     read_kernel_costs(costs, p);
+    auto disk = r.child("block_device");
+    read_block_device(disk, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation
     r.finish();
     check_consistency(r, p, errors);

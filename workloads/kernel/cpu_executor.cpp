@@ -427,6 +427,21 @@ void cpu_executor::syscall(kernel_task& t) {
     }
     case op_kind::fork:
         return sys_fork(t);
+    case op_kind::exec:
+        return sys_exec(t);
+    case op_kind::io_submit:
+        return sys_io_submit(t);
+    case op_kind::io_getevents:
+        return sys_io_getevents(t);
+    case op_kind::wait_child:
+        h_.sync();
+        if (!t.exited_children.empty()) { // reap one
+            const int pid = t.exited_children.front();
+            t.exited_children.pop_front();
+            return finish(t, static_cast<std::uint64_t>(pid));
+        }
+        if (t.live_children == 0) return finish(t, 0); // ECHILD
+        return block(t);
     case op_kind::wait_children:
         h_.sync();
         if (t.live_children == 0) return finish(t, 0);
@@ -531,6 +546,75 @@ void cpu_executor::sys_fork(kernel_task& t) {
     finish(t, static_cast<std::uint64_t>(child.t.pid));
 }
 
+void cpu_executor::sys_exec(kernel_task& t) {
+    if (t.done == 0) { // bprm_execve -> sched_exec, before the old image is dropped
+        t.done = 1;
+        h_.sync();
+        k_.set_running_cpu(cpu_);
+        if (k_.sched().sched_exec(cpu_, ns(h_.now())) != cpu_)
+            return reschedule(true); // the stopper moves it; the exec goes on where it lands
+    }
+    charge(static_cast<ps_t>(k_.costs().exec_ps));
+    h_.sync();
+    k_.exec_task(t, *t.current->spawn); // a new mm: the old working sets are gone
+    loaded_mm_ = t.mm.get();            // exec_mmap activates the new mm on this CPU
+    touch(t.task_struct, true);
+    touch(t.kernel_stack, true);
+    finish(t, 0);
+}
+
+namespace {
+// Moves up to `max` ready completions of `io` into io.reaped.
+std::uint64_t reap(io_context& io, std::uint64_t max) {
+    io.reaped.clear();
+    while (io.reaped.size() < max && !io.ready.empty()) {
+        io.reaped.push_back(io.ready.front());
+        io.ready.pop_front();
+    }
+    return io.reaped.size();
+}
+} // namespace
+
+void cpu_executor::sys_io_submit(kernel_task& t) {
+    const op& o = *t.current;
+    io_context& io = *o.io;
+    if (t.done == 0) { // blk_mq_submit_bio and nvme_queue_rq per request, one doorbell write
+        t.done = 1;
+        charge(static_cast<ps_t>(k_.costs().io_submit_ps * static_cast<double>(o.count)));
+        touch(io.sq_line, true);
+        h_.sync();
+        k_.submit_io(io, cpu_, o.count);
+        if (!o.value) return finish(t, o.count);
+    }
+    // pread/pwrite: sleep until the request's completion interrupt.
+    h_.sync();
+    if (!io.ready.empty()) {
+        touch(io.ring_line, false);
+        reap(io, 1);
+        return finish(t, io.bytes);
+    }
+    io.waiter = &t;
+    io.min_nr = 1;
+    return block(t);
+}
+
+void cpu_executor::sys_io_getevents(kernel_task& t) {
+    const op& o = *t.current;
+    io_context& io = *o.io;
+    h_.sync();
+    touch(io.ring_line, false);
+    const std::uint64_t min_nr = std::max<long>(o.value, 1);
+    if (io.ready.size() >= min_nr || (io.inflight == 0 && !io.ready.empty())) {
+        const std::uint64_t n = reap(io, o.count);
+        touch(t.user_buffer, true); // the io_event array
+        return finish(t, n);
+    }
+    if (io.inflight == 0) return finish(t, 0); // nothing in flight: nothing to wait for
+    io.waiter = &t;
+    io.min_nr = min_nr;
+    return block(t);
+}
+
 void cpu_executor::sys_exit(kernel_task& t) {
     charge(static_cast<ps_t>(k_.costs().exit_ps));
     h_.sync();
@@ -539,8 +623,10 @@ void cpu_executor::sys_exit(kernel_task& t) {
     t.exited = ns(h_.now());
     if (kernel_task* parent = t.parent) {
         --parent->live_children;
-        if (parent->live_children == 0 && parent->t.state == task_state::sleeping && parent->current &&
-            parent->current->kind == op_kind::wait_children)
+        parent->exited_children.push_back(t.t.pid);
+        const bool waiting = parent->t.state == task_state::sleeping && parent->current;
+        if (waiting && ((parent->live_children == 0 && parent->current->kind == op_kind::wait_children) ||
+                        parent->current->kind == op_kind::wait_child))
             wake(*parent, 0);
     }
     k_.task_exited(t);

@@ -9,6 +9,7 @@
 #include "workloads/kernel/memory_profile.h"
 #include "workloads/kernel/program.h"
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <random>
@@ -43,6 +44,7 @@ struct kernel_task {
     double sample_carry = 0;       // fractional sampled access left over (fast-forwarded chunks)
     kernel_task* parent = nullptr;
     unsigned live_children = 0;
+    std::deque<int> exited_children; // pids of children that exited and were not reaped by wait_child
     bool in_kernel = false; // executing a system call or kernel path (vs user mode)
     scheduler::nsec utime = 0, stime = 0;
     scheduler::nsec created = 0, exited = 0;

@@ -1,6 +1,7 @@
 // A task's program: a state machine that hands the kernel one operation at a time -- compute N
 // instructions with a memory profile, write/read a pipe or socket, wait on or wake a futex, sleep
-// (relative or until an absolute time), fork a process or thread, wait for its children, yield, exit.
+// (relative or until an absolute time), fork a process or thread, exec a new program image, wait for
+// its children (all, or any one), submit block I/O and reap its completions, yield, exit.
 // The kernel calls next() when the previous operation has completed, with what it returned.
 #pragma once
 
@@ -16,6 +17,7 @@ namespace warmsched::workloads {
 
 class channel;
 struct futex_word;
+struct io_context;
 class program;
 
 // What a fork creates.
@@ -38,7 +40,11 @@ enum class op_kind {
     sleep,
     sleep_until,
     fork,
+    exec,
     wait_children,
+    wait_child,
+    io_submit,
+    io_getevents,
     yield,
     exit
 };
@@ -51,7 +57,8 @@ struct op {
     futex_word* futex = nullptr; // futex_wait (blocks while value == expected), futex_wake (stores value)
     long value = 0;
     scheduler::nsec time = 0;          // sleep: duration; sleep_until: absolute time
-    std::shared_ptr<spawn_spec> spawn; // fork
+    std::shared_ptr<spawn_spec> spawn; // fork; exec: the new image (its comm and body)
+    io_context* io = nullptr;          // io_submit, io_getevents
 
     static op make(op_kind k, std::uint64_t count = 0) {
         op o;
@@ -101,7 +108,32 @@ struct op {
         o.spawn = std::move(s);
         return o;
     }
+    // execve(): the task drops its address space and runs `image` (comm, body) from the start; exec
+    // balancing may move it first (sched_exec).
+    static op exec(std::shared_ptr<spawn_spec> image) {
+        op o = make(op_kind::exec);
+        o.spawn = std::move(image);
+        return o;
+    }
     static op wait_children() { return make(op_kind::wait_children); }
+    // wait(): reaps one exited child, blocking until one exits; returns its pid (0: no children).
+    static op wait_child() { return make(op_kind::wait_child); }
+    // io_submit() of `n` requests of `io` (libaio), returning n; with `wait` one request is submitted and
+    // the task sleeps until it completes (pread/pwrite with O_DIRECT), returning its bytes.
+    static op io_submit(io_context& io, std::uint64_t n, bool wait = false) {
+        op o = make(op_kind::io_submit, n);
+        o.io = &io;
+        o.value = wait ? 1 : 0;
+        return o;
+    }
+    // io_getevents(min_nr, nr): sleeps until `min_nr` completions are ready (or none are in flight),
+    // reaps up to `nr` into io.reaped and returns how many.
+    static op io_getevents(io_context& io, std::uint64_t min_nr, std::uint64_t nr) {
+        op o = make(op_kind::io_getevents, nr);
+        o.io = &io;
+        o.value = static_cast<long>(min_nr);
+        return o;
+    }
     static op yield() { return make(op_kind::yield); }
     static op exit() { return make(op_kind::exit); }
 };

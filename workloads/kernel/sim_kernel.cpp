@@ -69,6 +69,54 @@ futex_word& sim_kernel::make_futex() {
     return *futexes_.back();
 }
 
+io_context& sim_kernel::make_io_context(std::uint64_t bytes, bool write, bool sequential) {
+    if (!disk_) disk_ = std::make_unique<models::block_device>("disk", m_.platform().block_device, *this);
+    io_contexts_.push_back(std::make_unique<io_context>());
+    io_context& io = *io_contexts_.back();
+    io.bytes = bytes;
+    io.write = write;
+    io.sequential = sequential;
+    io.ring_line = alloc_kernel(m_.line_size());
+    io.sq_line = alloc_kernel(m_.line_size());
+    return io;
+}
+
+void sim_kernel::submit_io(io_context& io, unsigned cpu, std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+        models::block_request r;
+        r.bytes = io.bytes;
+        r.write = io.write;
+        r.sequential = io.sequential;
+        r.cpu = cpu;
+        r.tag = reinterpret_cast<std::uintptr_t>(&io);
+        ++io.inflight;
+        ++io.submitted;
+        disk_->submit(r);
+    }
+}
+
+void sim_kernel::block_completed(const models::block_request& r, models::ps_t submitted_ps) {
+    io_context* io = reinterpret_cast<io_context*>(static_cast<std::uintptr_t>(r.tag));
+    const int fixed = m_.platform().block_device.irq_cpu;
+    const unsigned cpu = fixed >= 0 ? static_cast<unsigned>(fixed) : r.cpu;
+    const models::ps_t now = sc_core::sc_time_stamp().value();
+    const double cost = costs().io_complete_ps;
+    executors_[cpu]->raise_irq(now, [io, submitted_ps, now, cost] {
+        // nvme_irq -> blk_mq_complete_request -> aio_complete: the event goes into the ring.
+        --io->inflight;
+        ++io->completed;
+        io->ready.push_back({submitted_ps / 1000, now / 1000});
+        cpu_executor::irq_action a;
+        a.cost_ps = cost;
+        a.line = io->ring_line;
+        if (io->waiter && io->ready.size() >= io->min_nr) {
+            a.wake = io->waiter;
+            io->waiter = nullptr;
+        }
+        return a;
+    });
+}
+
 kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
     tasks_.push_back(std::make_unique<kernel_task>());
     kernel_task& k = *tasks_.back();
@@ -112,6 +160,18 @@ kernel_task& sim_kernel::fork_task(kernel_task& parent, const spawn_spec& s) {
     kernel_task& k = new_task(s, &parent);
     k.created = now();
     return k;
+}
+
+void sim_kernel::exec_task(kernel_task& t, const spawn_spec& image) {
+    ++execs_;
+    t.t.comm = image.comm.substr(0, 15);
+    t.prog = image.body->clone();
+    t.mm = std::make_shared<address_space>(); // exec_mmap: the old mm goes with its last user
+    t.mm->tgid = t.t.tgid;
+    t.generators.clear();
+    t.access_carry = 0;
+    t.ps_per_instruction = 0;
+    t.user_buffer = alloc_user(user_buffer_bytes);
 }
 
 void sim_kernel::task_exited(kernel_task&) {

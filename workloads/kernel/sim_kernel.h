@@ -5,10 +5,12 @@
 // through the hardware model. Randomness comes from per-task RNGs seeded from the run's seed.
 #pragma once
 
+#include "models/io/block_device.h"
 #include "models/system/machine.h"
 #include "scheduler/core/scheduler.h"
 #include "workloads/kernel/channel.h"
 #include "workloads/kernel/futex_word.h"
+#include "workloads/kernel/io_context.h"
 #include "workloads/kernel/kernel_task.h"
 #include "workloads/kernel/migration_cost.h"
 
@@ -22,7 +24,9 @@ namespace warmsched::workloads {
 
 class cpu_executor;
 
-class sim_kernel final : public sc_core::sc_module, public scheduler::scheduler_hooks {
+class sim_kernel final : public sc_core::sc_module,
+                         public scheduler::scheduler_hooks,
+                         public models::block_completion_sink {
 public:
     // `track_migration_cost`: run the cost-of-migration tracker (it observes every L1 miss; off, a run
     // is about 10-25% faster and prints no cost-of-migration report).
@@ -33,6 +37,11 @@ public:
     // Set-up, before the run.
     channel& make_channel(channel_kind kind);
     futex_word& make_futex();
+    // An I/O context whose requests are `bytes` each, on the machine's block device (created with the
+    // first context, from the platform's block_device parameters).
+    io_context& make_io_context(std::uint64_t bytes, bool write, bool sequential);
+    // The block device; nullptr until an I/O context exists.
+    const models::block_device* disk() const { return disk_.get(); }
     // Kernel memory shared by tasks of any process (e.g. a connection's socket state), line-aligned:
     // the address for memory_profile::shared_region.
     std::uint64_t alloc_shared(std::uint64_t bytes) { return alloc_kernel(bytes); }
@@ -50,7 +59,14 @@ public:
 
     // What the executors use.
     kernel_task& fork_task(kernel_task& parent, const spawn_spec& s);
+    // execve(): `t` gets a new address space (its working sets are allocated afresh on first use), a
+    // new user stack, and runs `image` (its comm and a copy of its body) from the start.
+    void exec_task(kernel_task& t, const spawn_spec& image);
     void task_exited(kernel_task& t);
+    // Submits `n` requests of `io` to the block device from `cpu` (at the current SystemC time).
+    void submit_io(io_context& io, unsigned cpu, std::uint64_t n);
+    // The device completed a request: its interrupt goes to the submitting CPU or the fixed IRQ CPU.
+    void block_completed(const models::block_request& r, models::ps_t submitted_ps) override;
     bool finished() const { return live_ == 0; }
     scheduler::scheduler& sched() { return *sched_; }
     const scheduler::scheduler& sched() const { return *sched_; }
@@ -73,6 +89,9 @@ public:
 
     const std::deque<std::unique_ptr<kernel_task>>& tasks() const { return tasks_; }
     std::uint64_t forks() const { return forks_; }
+    std::uint64_t execs() const { return execs_; }
+    // The run's seed (workloads derive their own generators from it).
+    std::uint64_t seed() const { return seed_; }
 
 private:
     std::uint64_t alloc_kernel(std::uint64_t bytes); // line-aligned
@@ -88,12 +107,14 @@ private:
     std::deque<std::unique_ptr<kernel_task>> tasks_;
     std::deque<std::unique_ptr<channel>> channels_;
     std::deque<std::unique_ptr<futex_word>> futexes_;
+    std::deque<std::unique_ptr<io_context>> io_contexts_;
+    std::unique_ptr<models::block_device> disk_;
     std::vector<std::uint64_t> rq_lines_;
     std::uint64_t next_kernel_ = 1ull << 40, next_user_ = 1ull << 32;
     int next_pid_ = 1;
     unsigned live_ = 0;
     unsigned running_cpu_ = 0;
-    std::uint64_t forks_ = 0;
+    std::uint64_t forks_ = 0, execs_ = 0;
     unsigned fast_forward_ = 0;
 };
 
