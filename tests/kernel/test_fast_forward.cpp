@@ -110,6 +110,19 @@ TEST_CASE("compute does not settle before it has made three accesses per working
     CHECK(s.settled());
 }
 
+TEST_CASE("after a drift three windows settle the compute again without a second refill") {
+    compute_settling s;
+    int profile = 0;
+    s.at(0, 1, reinterpret_cast<const workloads::memory_profile*>(&profile), 16384);
+    for (int i = 0; i < 6; ++i) window(s, 200);
+    REQUIRE(s.settled());
+    CHECK_FALSE(s.sampled(mix(compute_settling::drift_accesses, 400)));
+    for (int i = 0; i < 2; ++i) window(s, 300, 400);
+    CHECK_FALSE(s.settled());
+    window(s, 300, 400);
+    CHECK(s.settled());
+}
+
 TEST_CASE("a settled compute slows down with its sources' queues but not with its mix") {
     compute_settling s;
     int profile = 0;

@@ -9,7 +9,7 @@
 // queues that grew since (a link or memory channel filling up) slow it down. Every 1,024 sampled accesses the
 // sample's mean latency is compared with the settled one; a difference of more than 50% (the mix
 // changed: a co-runner in the LLC started or stopped) means the compute has drifted, and it settles
-// again from detailed chunks. Anything that changes where or beside whom it runs (a switch, a
+// again from three detailed windows (its refill there is not repeated). Anything that changes where or beside whom it runs (a switch, a
 // migration, the SMT sibling going busy or idle) starts it over.
 //
 // The thresholds are choices of this model, not measured figures: the windows' spread is a few times
@@ -129,7 +129,9 @@ public:
         const double mean = drift_.mean_latency_ps(), ref = latency_per_access();
         drift_ = {};
         if (std::abs(mean - ref) <= drift_limit * ref) return true;
+        const double made = made_; // the refill here is still done: only the windows start over
         start_over();
+        made_ = made;
         return false;
     }
 
