@@ -3,7 +3,9 @@
 
 #include "workloads/bench/massive_intr.h"
 #include "workloads/bench/messaging.h"
+#include "workloads/bench/netperf.h"
 #include "workloads/bench/sched_pipe.h"
+#include "workloads/bench/tbench.h"
 #include "workloads/bench/schbench.h"
 #include "workloads/rtapp/rt_app.h"
 
@@ -99,10 +101,16 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else if (!a.empty() && a[0] == "rt-app") {
         wc.w = rt_app::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
         params.finish("rt-app");
+    } else if (!a.empty() && a[0] == "netperf") {
+        wc.w = netperf::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
+        params.finish("netperf");
+    } else if (!a.empty() && a[0] == "tbench") {
+        wc.w = tbench::from_command_line({a.begin() + 1, a.end()}, command, params);
+        params.finish("tbench");
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
                           "'; known: hackbench, perf bench sched messaging, perf bench sched pipe, "
-                          "schbench, massive_intr, rt-app (optionally behind taskset -c CPUS)");
+                          "schbench, massive_intr, netperf, tbench, rt-app (optionally behind taskset -c CPUS)");
     }
     wc.params = std::move(params);
     return wc;
