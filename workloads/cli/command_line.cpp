@@ -2,6 +2,8 @@
 #include "workloads/cli/command_line.h"
 
 #include "workloads/bench/massive_intr.h"
+#include "workloads/bench/fio.h"
+#include "workloads/bench/kernbench.h"
 #include "workloads/bench/messaging.h"
 #include "workloads/bench/netperf.h"
 #include "workloads/bench/sched_pipe.h"
@@ -92,6 +94,16 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else if (a.size() >= 4 && a[0] == "perf" && a[1] == "bench" && a[2] == "sched" && a[3] == "pipe") {
         wc.w = sched_pipe::from_perf({a.begin() + 4, a.end()}, command);
         params.finish("perf bench sched pipe");
+    } else if (!a.empty() && a[0] == "kernbench") {
+        wc.w = kernbench::from_kernbench({a.begin() + 1, a.end()}, command, params);
+        params.finish("kernbench");
+    } else if (!a.empty() && (a[0] == "make" || (a.size() >= 2 && a[0] == "time" && a[1] == "make"))) {
+        const std::size_t skip = a[0] == "time" ? 2 : 1;
+        wc.w = kernbench::from_make({a.begin() + static_cast<long>(skip), a.end()}, command, params);
+        params.finish("make");
+    } else if (!a.empty() && a[0] == "fio") {
+        wc.w = fio::from_command_line({a.begin() + 1, a.end()}, command, params);
+        params.finish("fio");
     } else if (!a.empty() && a[0] == "schbench") {
         wc.w = schbench::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
         params.finish("schbench");

@@ -171,6 +171,8 @@ void sim_kernel::exec_task(kernel_task& t, const spawn_spec& image) {
     t.generators.clear();
     t.access_carry = 0;
     t.ps_per_instruction = 0;
+    t.settling = compute_settling{}; // its compute settles afresh
+    t.sample_carry = 0;
     t.user_buffer = alloc_user(user_buffer_bytes);
 }
 

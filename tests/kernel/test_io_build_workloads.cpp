@@ -1,0 +1,452 @@
+// The kernel-build and I/O workloads and the kernel paths under them: exec (a new image and address
+// space, exec balancing through the stopper), wait for any child, kernbench / make -jN (jobs kept
+// running, elapsed time against the jobs' own CPU time), fio against the block device (IOPS against
+// the device's own count, the QD1 latency path, the device's throughput limit, the completion
+// interrupt's CPU), the tools' output parsed the way their users parse it, bad options, determinism.
+// Machines: the mini platform (8 CPUs at 1 GHz, two LLCs: CPUs 0, 1, 4, 5 and 2, 3, 6, 7).
+#include "support/kernel_rig.h"
+#include "workloads/bench/fio.h"
+#include "workloads/bench/kernbench.h"
+#include "workloads/cli/command_line.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace warmsched;
+using scheduler::kernel_version;
+using test::kernel_rig;
+namespace wl = workloads;
+
+namespace {
+constexpr scheduler::nsec ms = 1'000'000;
+
+scheduler::sched_config eevdf_config() {
+    return scheduler::sched_config::defaults(kernel_version::eevdf_v6_12, 8);
+}
+
+wl::workload_command start(kernel_rig& r, const std::string& line,
+                           const std::vector<std::pair<std::string, std::string>>& params = {}) {
+    wl::workload_params p;
+    for (const auto& [k, v] : params) p.set(k, v);
+    auto wc = wl::parse_command_line(wl::split_command_line(line), r.m.num_cpus(), p);
+    wc.w->start(r.k, wc.allowed);
+    return wc;
+}
+
+std::string report(const wl::workload_command& wc) {
+    std::ostringstream out;
+    wc.w->report(out);
+    return out.str();
+}
+
+// The first match of `re` in `text` (its groups), or a failed test.
+std::smatch find(const std::string& text, const std::string& re) {
+    std::smatch m;
+    const bool found = std::regex_search(text, m, std::regex(re));
+    INFO(text);
+    REQUIRE(found);
+    return m;
+}
+
+// fio's num2str back to a number: "11.1k" -> 11100, "480MiB/s" -> 480 x 2^20.
+double fio_value(const std::string& num, const std::string& prefix) {
+    const double v = std::stod(num);
+    const bool iec = prefix.size() == 2 && prefix[1] == 'i';
+    const double k = iec ? 1024.0 : 1000.0;
+    const std::string p = prefix.substr(0, 1);
+    return p == "k" || p == "K" ? v * k : p == "M" ? v * k * k : p == "G" ? v * k * k * k : v;
+}
+
+// The cc1 tasks of a run (make's exec'd children).
+std::vector<const wl::kernel_task*> compilers(const kernel_rig& r) {
+    std::vector<const wl::kernel_task*> out;
+    for (const auto& t : r.k.tasks())
+        if (t->t.comm == "cc1") out.push_back(t.get());
+    return out;
+}
+
+// Most compilers alive at once (between fork and exit).
+std::size_t max_concurrent(const std::vector<const wl::kernel_task*>& ts) {
+    std::vector<std::pair<scheduler::nsec, int>> events;
+    for (const auto* t : ts) events.push_back({t->created, 1}), events.push_back({t->exited, -1});
+    std::sort(events.begin(), events.end());
+    std::size_t now = 0, most = 0;
+    for (const auto& e : events) {
+        now = static_cast<std::size_t>(static_cast<long>(now) + e.second);
+        most = std::max(most, now);
+    }
+    return most;
+}
+
+// Small, cheap compile jobs for tests: equal sizes, a working set that stays in the caches.
+const std::vector<std::pair<std::string, std::string>> small_tree = {
+    {"objects", "32"},
+    {"job_instructions_median", "4000000"},
+    {"job_instructions_sigma", "0"},
+    {"cc1_working_set_mib", "0.25"},
+    {"cc1_accesses_per_kilo_instruction", "1"},
+    {"make_instructions_per_job", "20000"},
+};
+
+struct run_result {
+    int status = -1;
+    std::string out;
+};
+run_result run_cli(const std::string& args) {
+    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>/dev/null";
+    run_result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+} // namespace
+
+// ---- exec and wait ----------------------------------------------------------------------------------
+
+TEST_CASE("exec runs the new image in a fresh address space, and leaves a busy LLC for an idle one") {
+    kernel_rig r(eevdf_config());
+    for (unsigned c : {0u, 1u, 4u, 5u}) r.hog("hog" + std::to_string(c), c); // LLC 0 is busy
+    wl::memory_profile p;
+    p.working_set = 4096;
+    p.accesses_per_kilo_instruction = 10;
+    auto image = std::make_shared<wl::spawn_spec>();
+    image->comm = "cc1";
+    image->body = std::make_shared<wl::scripted_program>(
+        std::vector<wl::op>{wl::op::compute(2'000'000, &p), wl::op::exit()}, 1);
+    auto& sh = r.start("sh", {wl::op::compute(100'000, &p), wl::op::exec(image)}, 1, 0, false);
+    const auto* old_mm = sh.mm.get();
+    const int pid = sh.t.pid;
+    run_to(r, 50 * ms);
+    CHECK(r.k.execs() == 1);
+    CHECK(sh.t.comm == "cc1");
+    CHECK(sh.t.pid == pid); // the same task
+    CHECK(sh.mm.get() != old_mm);
+    CHECK(sh.t.state == scheduler::task_state::dead);
+    const auto& layout = r.k.sched().layout();
+    CHECK(layout.llc_of[sh.t.cpu] == 1); // it ran its image on the idle LLC
+    const auto* costs = r.k.migration_costs();
+    REQUIRE(costs);
+    std::uint64_t exec_moves = 0;
+    for (unsigned d = 0; d < wl::migration_cost::num_distances; ++d)
+        exec_moves +=
+            costs->at(scheduler::migration_cause::exec, static_cast<wl::migration_distance>(d)).migrations;
+    CHECK(exec_moves == 1);
+}
+
+TEST_CASE("wait for any child reaps exited children one at a time and returns 0 when none are left") {
+    kernel_rig r(eevdf_config());
+    auto child = [](scheduler::nsec sleep) {
+        auto s = std::make_shared<wl::spawn_spec>();
+        s->comm = "child";
+        s->body = std::make_shared<wl::scripted_program>(std::vector<wl::op>{wl::op::sleep(sleep)}, 1);
+        return s;
+    };
+    struct parent final : wl::copyable_program<parent> {
+        std::vector<std::shared_ptr<wl::spawn_spec>> kids;
+        std::vector<std::uint64_t>* got;
+        std::vector<scheduler::nsec>* when;
+        std::size_t step = 0;
+        wl::op next(wl::program_context& ctx) override {
+            if (step < kids.size()) return wl::op::fork(kids[step++]);
+            if (step > kids.size()) got->push_back(ctx.result), when->push_back(ctx.now);
+            ++step;
+            if (step > 2 * kids.size() + 1) return wl::op::exit();
+            return wl::op::wait_child();
+        }
+    };
+    std::vector<std::uint64_t> got;
+    std::vector<scheduler::nsec> when;
+    auto body = std::make_shared<parent>();
+    body->kids = {child(3 * ms), child(1 * ms), child(2 * ms)};
+    body->got = &got;
+    body->when = &when;
+    wl::spawn_spec s;
+    s.comm = "parent";
+    s.body = body;
+    r.k.spawn(s, 0);
+    r.k.run();
+    // Children are pids 2, 3, 4; they exit at ~3, ~1, ~2 ms: reaped in exit order, then 0 (ECHILD).
+    REQUIRE(got.size() == 4);
+    CHECK(got == std::vector<std::uint64_t>{3, 4, 2, 0});
+    CHECK(when[0] >= 1 * ms);
+    CHECK(when[0] < 2 * ms);
+    CHECK(when[2] >= 3 * ms);
+}
+
+// ---- kernbench and make -jN -------------------------------------------------------------------------
+
+TEST_CASE("make -j4 builds every object with at most 4 jobs at once in about objects x job time / 4") {
+    kernel_rig r(eevdf_config());
+    auto wc = start(r, "time make -j4", small_tree);
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const auto& kb = dynamic_cast<const wl::kernbench&>(*wc.w);
+    const auto cc1 = compilers(r);
+    CHECK(cc1.size() == 32);
+    CHECK(kb.outcome().jobs_reaped == 32);
+    CHECK(r.k.execs() == 32);
+    CHECK(max_concurrent(cc1) == 4);
+    // bash's `time`: real / user / sys lines.
+    const std::string out = report(wc);
+    const auto real = find(out, "\nreal\t([0-9]+)m([0-9]+\\.[0-9]{3})s\nuser\t([0-9]+)m([0-9]+\\.[0-9]{3})s\n"
+                                "sys\t([0-9]+)m([0-9]+\\.[0-9]{3})s\n");
+    const double elapsed = std::stod(real[1]) * 60 + std::stod(real[2]);
+    double job_s = 0, user_s = 0;
+    for (const auto* t : cc1) job_s += static_cast<double>(t->t.se.sum_exec_runtime) / 1e9;
+    for (const auto& t : r.k.tasks())
+        if (t->t.comm != "bash") user_s += static_cast<double>(t->utime) / 1e9;
+    const double mean_job = job_s / 32;
+    const double expected = 32 * mean_job / 4;
+    CAPTURE(elapsed, mean_job, expected);
+    CHECK(elapsed == Approx(expected).epsilon(0.10)); // fork, exec, exit and make's work per job on top
+    CHECK(elapsed >= expected * 0.99);
+    CHECK(std::stod(real[3]) * 60 + std::stod(real[4]) == Approx(user_s).margin(0.0011));
+}
+
+TEST_CASE("kernbench -j prints the Average ... Run block in kernbench's format with the runs' own figures") {
+    kernel_rig r(eevdf_config());
+    auto wc = start(r, "kernbench -j 4 -n 2 -f", small_tree);
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const auto& kb = dynamic_cast<const wl::kernbench&>(*wc.w);
+    const std::string out = report(wc);
+    CHECK(out.find("8 cpus found\n") == 0);
+    CHECK(out.find("Performing 2 runs of\nmake -j 4\n\n") != std::string::npos);
+    CHECK(out.find("Optimal load -j 4 run number 1...\nOptimal load -j 4 run number 2...\n") !=
+          std::string::npos);
+    // What scripts parse: the block header, then "Name value (sdev)" lines.
+    const std::string num = "([0-9]+(?:\\.[0-9]+)?)";
+    const auto m =
+        find(out, "Average Optimal load -j 4 Run \\(std deviation\\):\nElapsed Time " + num + " \\(" + num +
+                      "\\)\nUser Time " + num + " \\(" + num + "\\)\nSystem Time " + num + " \\(" + num +
+                      "\\)\nPercent CPU " + num + " \\(" + num + "\\)\nContext Switches " + num + " \\(" +
+                      num + "\\)\nSleeps " + num + " \\(" + num + "\\)\n");
+    const auto& runs = kb.outcome().runs;
+    REQUIRE(runs.size() == 2);
+    double elapsed = 0, user = 0, voluntary = 0;
+    for (const auto& x : runs) {
+        CHECK(x.done);
+        CHECK(x.objects == 32);
+        elapsed += std::floor(static_cast<double>(x.stop_ns - x.start_ns) / 1e7) / 100;
+        user += std::floor(x.user_s * 100) / 100;
+        voluntary += static_cast<double>(x.voluntary);
+    }
+    CHECK(std::stod(m[1]) == Approx(elapsed / 2).margin(1e-6));
+    CHECK(std::stod(m[3]) == Approx(user / 2).margin(1e-6));
+    CHECK(std::stod(m[11]) == Approx(voluntary / 2).margin(1e-6));
+    CHECK(std::stod(m[1]) > 0.02);
+    // Percent CPU near 4 CPUs' worth (GNU time: (user + sys) x 100 / elapsed).
+    CHECK(std::stod(m[7]) > 300);
+    CHECK(std::stod(m[7]) <= 410); // make's own work beside the 4 jobs
+    CHECK(kb.outcome().jobs_forked == 64);
+}
+
+TEST_CASE("kernbench -t stops starting jobs when the time is up, and the cut run is not averaged") {
+    kernel_rig r(eevdf_config());
+    auto params = small_tree;
+    params[0] = {"objects", "1000"};
+    auto wc = start(r, "kernbench -j 8 -f -t 0.02", params);
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const auto& kb = dynamic_cast<const wl::kernbench&>(*wc.w);
+    CHECK(r.k.now() < 40 * ms);
+    REQUIRE(kb.outcome().runs.size() == 1);
+    CHECK_FALSE(kb.outcome().runs[0].done);
+    CHECK(kb.outcome().jobs_reaped == kb.outcome().jobs_forked);
+    CHECK(report(wc).find("Elapsed Time No data\n") != std::string::npos);
+}
+
+TEST_CASE("kernbench and make reject options their parsers would reject") {
+    using wl::parse_command_line;
+    CHECK_THROWS_WITH(parse_command_line({"kernbench", "-x"}, 8),
+                      Catch::StartsWith("kernbench: illegal option -- x"));
+    CHECK_THROWS_WITH(parse_command_line({"kernbench", "-n"}, 8),
+                      Catch::StartsWith("kernbench: option requires an argument -- n"));
+    CHECK_THROWS_WITH(parse_command_line({"kernbench", "-n", "0"}, 8), Catch::Contains("Nothing to do"));
+    CHECK_THROWS_WITH(parse_command_line({"kernbench", "-j", "four"}, 8), Catch::Contains("-j four"));
+    CHECK_THROWS_WITH(parse_command_line({"kernbench", "-H", "-O", "-M"}, 8), Catch::Contains("no load"));
+    CHECK_THROWS_WITH(parse_command_line({"make", "-j0"}, 8), Catch::Contains("positive integer"));
+    CHECK_THROWS_WITH(parse_command_line({"make", "-k"}, 8), Catch::Contains("'-k'"));
+    wl::workload_params p;
+    p.set("object", "3");
+    CHECK_THROWS_WITH(parse_command_line({"kernbench"}, 8, p), Catch::Contains("unknown parameter 'object'"));
+    wl::workload_params q;
+    q.set("job_instructions_sigma", "9");
+    CHECK_THROWS_WITH(parse_command_line({"make"}, 8, q), Catch::Contains("job_instructions_sigma"));
+    CHECK_NOTHROW(parse_command_line({"time", "make", "-j", "8"}, 8));
+    CHECK_NOTHROW(parse_command_line({"make", "-j"}, 8));
+    CHECK_NOTHROW(parse_command_line({"kernbench", "-sHf", "-n3", "-o", "12"}, 8));
+}
+
+// ---- fio ----------------------------------------------------------------------------------------------
+
+TEST_CASE(
+    "fio psync at iodepth 1: IOPS x runtime = the device's completions, IOPS = 1 / (device + software)") {
+    kernel_rig r(eevdf_config());
+    auto wc = start(r, "fio --name=qd1 --rw=randread --bs=4k --iodepth=1 --numjobs=1 --runtime=30ms "
+                       "--ioengine=psync --direct=1");
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const std::string out = report(wc);
+    CHECK(out.find("qd1: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+                   "ioengine=psync, iodepth=1\nfio-3.33\nStarting 1 process\n") == 0);
+    const auto m =
+        find(out, "\n  read: IOPS=([0-9.]+)([kM]?), BW=([0-9.]+)([KMG]i)B/s \\(([0-9.]+)([kMG])B/s\\)"
+                  "\\(([0-9.]+)([KMG]i)?B/([0-9]+)msec\\)\n");
+    const double iops = fio_value(m[1], m[2]);
+    const double runtime_s = std::stod(m[9]) / 1000;
+    const auto ios = find(out, "issued rwts: total=([0-9]+),0,0,0");
+    const auto disk = find(out, "\n  nvme0n1: ios=([0-9]+)/0, ");
+    const auto* dev = r.k.disk();
+    REQUIRE(dev);
+    CHECK(std::stoull(ios[1]) == dev->stats().ios[0]);
+    CHECK(std::stoull(disk[1]) == dev->stats().ios[0]);
+    CHECK(iops * runtime_s == Approx(static_cast<double>(dev->stats().ios[0])).epsilon(0.01));
+    CHECK(fio_value(m[3], m[4]) == Approx(iops * 4096).epsilon(0.01));
+    // One request at a time: the device's latency plus the software path -- fio's own work, the syscall,
+    // the submission, and the completion interrupt on the (idle) submitting CPU that wakes the job.
+    const auto& c = r.k.costs();
+    const double device = r.m.platform().block_device.random_read_latency_ps / 1e12;
+    const double software = (c.syscall_ps + c.io_submit_ps + c.idle_exit_ps + c.ipi_handler_ps +
+                             c.io_complete_ps + c.wakeup_ps + c.context_switch_ps) /
+                                1e12 +
+                            5000 * r.m.platform().core.base_cpi / r.m.platform().core.frequency_hz;
+    CAPTURE(iops, device, software);
+    CHECK(1.0 / iops == Approx(device + software).epsilon(0.05));
+    CHECK(1.0 / iops > device + software * 0.9);
+    // Every completion interrupted the submitting CPU.
+    std::uint64_t irqs = 0;
+    for (unsigned cpu = 0; cpu < 8; ++cpu) irqs += r.k.executor(cpu).stats().device_irqs;
+    CHECK(irqs == dev->stats().ios[0]);
+}
+
+TEST_CASE("fio libaio at iodepth 32 x 8 jobs reaches the device's 4 KiB random-read IOPS") {
+    // 8 jobs: on the mini platform's 1 GHz CPUs one job's software path (about 8 us a request) keeps
+    // only a quarter of the device's rate in flight.
+    kernel_rig r(eevdf_config());
+    auto wc = start(r, "fio --name=deep --rw=randread --bs=4k --iodepth=32 --numjobs=8 --runtime=20ms "
+                       "--ioengine=libaio --direct=1 --group_reporting");
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const std::string out = report(wc);
+    CHECK(out.find("ioengine=libaio, iodepth=32\n...\nfio-3.33\nStarting 8 processes\n") !=
+          std::string::npos);
+    CHECK(out.find("deep: (groupid=0, jobs=8): err= 0: pid=") != std::string::npos);
+    const auto m = find(out, "\n  read: IOPS=([0-9.]+)([kM]?), ");
+    const double iops = fio_value(m[1], m[2]);
+    CHECK(iops == Approx(r.m.platform().block_device.read_iops).epsilon(0.03));
+    find(out, "\n    slat \\(nsec\\): min=[0-9]+, max=[0-9]+, avg=[0-9.]+, stdev=[0-9.]+\n"
+              "    clat \\(usec\\): min=[0-9]+, max=[0-9]+, avg=[0-9.]+, stdev=[0-9.]+\n");
+    find(out, "\n    clat percentiles \\(usec\\):\n     \\|  1\\.00th=\\[ *[0-9]+\\],");
+    const auto g = find(
+        out,
+        "\nRun status group 0 \\(all jobs\\):\n   READ: bw=([0-9.]+)([KMG]i)B/s \\(([0-9.]+)([kMG])B/s\\), "
+        "[^\n]*, io=([0-9.]+)([KMG]i)B \\([^)]*\\), run=([0-9]+)-([0-9]+)msec\n");
+    const double io_bytes = fio_value(g[5], g[6]);
+    CHECK(io_bytes == Approx(static_cast<double>(r.k.disk()->stats().bytes[0])).epsilon(0.01));
+    // Queueing behind the device's rate: clat well above the lone-request latency.
+    const auto& fo = dynamic_cast<const wl::fio&>(*wc.w);
+    double clat = 0;
+    std::uint64_t n = 0;
+    for (const auto& j : fo.outcome().jobs)
+        clat += j.clat.mean * static_cast<double>(j.clat.samples), n += j.clat.samples;
+    CHECK(clat / static_cast<double>(n) > 2 * r.m.platform().block_device.random_read_latency_ps / 1000);
+}
+
+TEST_CASE("fio with a fixed interrupt CPU: completions interrupt that CPU, which wakes the job remotely") {
+    auto p = test::mini_platform();
+    p.block_device.irq_cpu = 3;
+    kernel_rig r(p, eevdf_config());
+    auto wc =
+        start(r, "taskset -c 0 fio --name=irq --rw=read --bs=4k --iodepth=1 --runtime=5ms --ioengine=psync");
+    r.k.run();
+    REQUIRE(wc.w->finished());
+    const auto ios = r.k.disk()->stats().ios[0];
+    CHECK(ios > 100); // sequential reads: 10 us each
+    CHECK(r.k.executor(3).stats().device_irqs == ios);
+    CHECK(r.k.executor(0).stats().device_irqs == 0);
+    const auto& fo = dynamic_cast<const wl::fio&>(*wc.w);
+    for (const auto& t : r.k.tasks())
+        if (t->t.pid == fo.outcome().jobs[0].pid) {
+            CHECK(t->t.stats.nr_wakeups_remote >= ios - 1);
+        }
+    CHECK(r.k.executor(0).stats().ipis >= ios - 1); // each wakeup reaches CPU 0 by IPI
+}
+
+TEST_CASE("fio rejects options its parser would reject, naming the option") {
+    using wl::parse_command_line;
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--rw=randread", "--runtime=1"}, 8),
+                      Catch::Contains("--name"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--rw=sideways", "--runtime=1"}, 8),
+                      Catch::StartsWith("fio: --rw=sideways: invalid value"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--rw=randrw", "--runtime=1"}, 8),
+                      Catch::Contains("not modelled"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--bs=3", "--runtime=1"}, 8),
+                      Catch::StartsWith("fio: --bs=3:"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--iodepth=0", "--runtime=1"}, 8),
+                      Catch::StartsWith("fio: --iodepth=0:"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--ioengine=io_uring", "--runtime=1"}, 8),
+                      Catch::StartsWith("fio: --ioengine=io_uring:"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--runtime=1.5"}, 8),
+                      Catch::StartsWith("fio: --runtime=1.5:"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--frobnicate=1", "--runtime=1"}, 8),
+                      Catch::StartsWith("fio: unrecognized option '--frobnicate=1'"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x"}, 8), Catch::Contains("--runtime or --size"));
+    CHECK_THROWS_WITH(parse_command_line({"fio", "--name=x", "--numjobs"}, 8),
+                      Catch::StartsWith("fio: option '--numjobs' requires an argument"));
+    auto ok =
+        parse_command_line(wl::split_command_line("fio --name=j --rw=write --bs=128k --iodepth 8 --numjobs=2 "
+                                                  "--runtime=2s --time_based --ioengine=libaio --size=1g"),
+                           8);
+    const auto& o = dynamic_cast<const wl::fio&>(*ok.w).options();
+    CHECK(o.bs == 128 * 1024);
+    CHECK(o.write());
+    CHECK(o.sequential());
+    CHECK(o.runtime_ms == 2000);
+    CHECK(o.size == (1ull << 30));
+    CHECK(o.time_based);
+}
+
+TEST_CASE("fio's num2str prints as fio does") {
+    CHECK(wl::fio_num2str(11111, 4, 1, false, 0) == "11.1k");
+    CHECK(wl::fio_num2str(495000, 4, 1, false, 0) == "495k");
+    CHECK(wl::fio_num2str(4096, 4, 1, true, 2) == "4096B");
+    CHECK(wl::fio_num2str(503316480, 4, 1, true, 4) == "480MiB/s");
+    CHECK(wl::fio_num2str(503316480, 4, 1, false, 4) == "503MB/s");
+    CHECK(wl::fio_num2str(123, 6, 1, false, 0) == "123");
+}
+
+// ---- determinism (the command line, twice) ----------------------------------------------------------
+
+TEST_CASE("the same seed gives byte-identical kernbench and fio output") {
+    const std::string fio_run =
+        "run -p platform=zen3-5950x --seed 7 --out /tmp/warmsched-io-det -- fio --name=d "
+        "--rw=randread --iodepth=8 --numjobs=2 --ioengine=libaio --runtime=3ms";
+    const auto a = run_cli(fio_run), b = run_cli(fio_run);
+    CHECK(a.status == 0);
+    CHECK(a.out.find("  read: IOPS=") != std::string::npos);
+    CHECK(a.out == b.out);
+    const std::string yaml = "/tmp/warmsched-io-det.yaml";
+    {
+        std::ofstream f(yaml);
+        f << "platform: zen3-5950x\nseed: 7\nworkloads:\n  - command: time make -j16\n    objects: 48\n"
+             "    job_instructions_median: 1000000\n    cc1_working_set_mib: 1\n";
+    }
+    const auto c = run_cli("run " + yaml + " --out /tmp/warmsched-io-det"),
+               d = run_cli("run " + yaml + " --out /tmp/warmsched-io-det");
+    CHECK(c.status == 0);
+    CHECK(c.out.find("\nreal\t0m0.") != std::string::npos);
+    CHECK(c.out == d.out);
+}
