@@ -116,7 +116,11 @@ TEST_CASE("after a drift three windows settle the compute again without a second
     s.at(0, 1, reinterpret_cast<const workloads::memory_profile*>(&profile), 16384);
     for (int i = 0; i < 6; ++i) window(s, 200);
     REQUIRE(s.settled());
-    CHECK_FALSE(s.sampled(mix(compute_settling::drift_accesses, 400)));
+    access_mix all_dram;
+    all_dram.count[static_cast<int>(mem_source::local_memory)] = compute_settling::drift_accesses;
+    all_dram.latency_ps[static_cast<int>(mem_source::local_memory)] =
+        compute_settling::drift_accesses * 90'000;
+    CHECK_FALSE(s.sampled(all_dram));
     for (int i = 0; i < 2; ++i) window(s, 300, 400);
     CHECK_FALSE(s.settled());
     window(s, 300, 400);
@@ -147,10 +151,20 @@ TEST_CASE("a switch or a drift of more than 50 percent starts settling over") {
     REQUIRE(s.settled());
     s.at(0, 1, prof, 1000); // same place: kept
     CHECK(s.settled());
-    // Samples within 50% of the settled mean latency (50 ns) keep it settled; 60% slower drifts.
-    CHECK(s.sampled(mix(compute_settling::drift_accesses, 130))); // mean 70 ns
+    // Queues alone (DRAM 300 ns instead of 90, the same mix) are not a drift: slowdown() covers them.
+    CHECK(s.sampled(mix(compute_settling::drift_accesses, 300)));
     CHECK(s.settled());
-    CHECK_FALSE(s.sampled(mix(compute_settling::drift_accesses, 150))); // mean 80 ns
+    // A mix within 50% of the settled mean latency (50 ns) keeps it settled; one that moved further drifts.
+    access_mix more_dram = mix(compute_settling::drift_accesses, 90);   // 512 L3 + 512 DRAM
+    more_dram.count[static_cast<int>(mem_source::local_memory)] += 400; // mean (5.12+83.1)/1424 = 62 ns
+    more_dram.latency_ps[static_cast<int>(mem_source::local_memory)] += 400 * 90'000;
+    CHECK(s.sampled(more_dram));
+    CHECK(s.settled());
+    access_mix all_dram;
+    all_dram.count[static_cast<int>(mem_source::local_memory)] = compute_settling::drift_accesses;
+    all_dram.latency_ps[static_cast<int>(mem_source::local_memory)] =
+        compute_settling::drift_accesses * 90'000;
+    CHECK_FALSE(s.sampled(all_dram)); // mean 90 ns: 80% off
     CHECK_FALSE(s.settled());
     for (int i = 0; i < 3; ++i) window(s, 200);
     REQUIRE(s.settled());

@@ -7,10 +7,11 @@
 // sending only a sample of their accesses through the hierarchy. A chunk's memory time follows its sample's
 // latency per source (own L2, own L3, another L3, DRAM) weighted by the settled mix of sources, so that
 // queues that grew since (a link or memory channel filling up) slow it down. Every 1,024 sampled accesses the
-// sample's mean latency is compared with the settled one; a difference of more than 50% (the mix
-// changed: a co-runner in the LLC started or stopped) means the compute has drifted, and it settles
-// again from three detailed windows (its refill there is not repeated). Anything that changes where or beside whom it runs (a switch, a
-// migration, the SMT sibling going busy or idle) starts it over.
+// samples' mix of sources, at the settled latency per source, is compared with the settled mean
+// latency; a difference of more than 50% (the mix changed: a co-runner in the LLC started or stopped)
+// means the compute has drifted, and it settles
+// again from three detailed windows (its refill there is not repeated). Anything that changes where or beside
+// whom it runs (a switch, a migration, the SMT sibling going busy or idle) starts it over.
 //
 // The thresholds are choices of this model, not measured figures: the windows' spread is a few times
 // the sampling noise of a window's mean latency with 8,192 accesses; the drift limit is wide because a
@@ -122,11 +123,18 @@ public:
         return then > 0 ? now / then : 1.0;
     }
 
-    // A fast-forwarded chunk's sample. Returns false when the compute has drifted (it starts over).
+    // A fast-forwarded chunk's sample. Returns false when the compute has drifted: the samples' mix of
+    // sources, at the settled latency per source, is more than 50% off the settled mean latency (the
+    // queues are slowdown()'s business).
     bool sampled(const access_mix& sample) {
         drift_.add(sample);
         if (drift_.accesses() < drift_accesses) return true;
-        const double mean = drift_.mean_latency_ps(), ref = latency_per_access();
+        double at_settled = 0;
+        for (int s = 0; s < access_mix::sources; ++s)
+            at_settled += reference_.count[s] > 0
+                              ? drift_.count[s] * reference_.latency_ps[s] / reference_.count[s]
+                              : drift_.latency_ps[s];
+        const double mean = at_settled / drift_.accesses(), ref = latency_per_access();
         drift_ = {};
         if (std::abs(mean - ref) <= drift_limit * ref) return true;
         const double made = made_; // the refill here is still done: only the windows start over
