@@ -53,7 +53,7 @@ int sc_main(int argc, char* argv[]) {
             workloads::spawn_spec s;
             s.comm = "hog" + std::to_string(i);
             s.body = std::make_shared<workloads::scripted_program>(
-                std::vector<workloads::op>{workloads::op::compute(1'000'000'000, &prof)}, -1);
+                std::vector<workloads::op>{workloads::op::compute(1'000'000'000'000'000, &prof)}, -1);
             k.spawn(s, i % m.num_cpus());
         }
         k.run(static_cast<scheduler::nsec>(seconds * 1e9));
