@@ -2,6 +2,8 @@
 // status 2 for bad input, and byte-identical output for the same configuration and seed.
 #include <catch2/catch.hpp>
 
+#include "support/cli_runner.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,27 +14,9 @@
 namespace fs = std::filesystem;
 
 namespace {
-struct result {
-    int status = -1;
-    std::string out, err;
-};
-
+using result = warmsched::test::cli_result;
 result run(const std::string& args) {
-    const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
-    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
-    result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(err_file);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
+    return warmsched::test::run_cli(args);
 }
 
 unsigned lines(const std::string& s) {

@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/cli_runner.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -129,27 +131,8 @@ double ns_per_instruction(test::kernel_rig& r) {
     return static_cast<double>(r.m.cpu(0).params().cycle_ps) * r.m.platform().core.base_cpi / 1000.0;
 }
 
-struct cli_result {
-    int status = -1;
-    std::string out, err;
-};
-cli_result run_cli(const std::string& args) {
-    const fs::path err_file =
-        fs::temp_directory_path() / ("warmsched-latency-err-" + std::to_string(::getpid()));
-    cli_result r;
-    FILE* p = ::popen((std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string()).c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(err_file);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
-}
+using warmsched::test::cli_result;
+using warmsched::test::run_cli;
 } // namespace
 
 // ---------------------------------------------------------------------------------------------- schbench

@@ -1,0 +1,44 @@
+// Runs the warmsched binary of this build (WARMSCHED_BINARY) with a command line, for tests of what the
+// CLI prints: stdout, stderr and the exit status.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace warmsched::test {
+
+struct cli_result {
+    int status = -1; // exit status (-1: killed by a signal)
+    std::string out, err;
+};
+
+inline cli_result run_cli(const std::string& args) {
+    namespace fs = std::filesystem;
+    const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
+    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
+    cli_result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream e(err_file);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    fs::remove(err_file);
+    return r;
+}
+
+} // namespace warmsched::test
