@@ -2,6 +2,7 @@
 #include "sim/workload_run.h"
 
 #include "sim/migration_report.h"
+#include "sim/outputs/schedstat_writer.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -27,11 +28,13 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     k.set_fast_forward(e.fast_forward);
     std::vector<workloads::workload_command> ws;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
-        ws.push_back(workloads::parse_command_line(workloads::split_command_line(e.workloads[i]), m.num_cpus(),
-                                                   i < e.workload_params.size() ? e.workload_params[i]
-                                                                                : workloads::workload_params{}));
+        ws.push_back(workloads::parse_command_line(
+            workloads::split_command_line(e.workloads[i]), m.num_cpus(),
+            i < e.workload_params.size() ? e.workload_params[i] : workloads::workload_params{}));
         ws.back().w->start(k, ws.back().allowed);
     }
+    // The measured interval starts with the workloads (there is no warm-up phase before it).
+    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
     k.run(e.duration_ns);
     const double sim_s = static_cast<double>(k.now()) / 1e9;
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -62,8 +65,9 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
     std::ofstream stats(fs::path(out_dir) / "stats.txt");
     write_stats_txt(stats, k, m, sim_s);
+    write_schedstat_dir(out_dir, schedstat_start, k);
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
-    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt)\n";
+    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, schedstat/)\n";
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
     return all_done || e.duration_ns ? 0 : 1;
