@@ -26,6 +26,12 @@ run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
         t.user_s += static_cast<double>(kt->utime) / 1e9;
         t.busy_s += static_cast<double>(kt->t.se.sum_exec_runtime) / 1e9;
     }
+    // A task still running when the run stopped has not had its current stint accounted yet.
+    for (unsigned c = 0; c < m.num_cpus(); ++c) {
+        const scheduler::task* curr = k.sched().rq(c).curr;
+        if (curr && !curr->is_idle && k.now() > curr->se.exec_start)
+            t.busy_s += static_cast<double>(k.now() - curr->se.exec_start) / 1e9;
+    }
     t.forks = k.forks();
     for (const auto& sd : k.sched().domains().all_domains()) {
         for (int i = 0; i < 3; ++i) {
