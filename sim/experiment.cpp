@@ -81,6 +81,17 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     kernel.finish();
     e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
     e.migration_cost = r.boolean("migration_cost", true);
+    {
+        auto t = r.child("trace");
+        e.trace.enabled = t.boolean("enabled", false);
+        e.trace.start_ns = static_cast<std::uint64_t>(t.time_ps("start", 0) / 1000);
+        e.trace.end_ns = static_cast<std::uint64_t>(t.time_ps("end", 0) / 1000);
+        e.trace.counter_interval_ns = static_cast<std::uint64_t>(t.time_ps("counter_interval", 1e9) / 1000);
+        if (e.trace.end_ns && e.trace.end_ns <= e.trace.start_ns)
+            t.error("end", "the trace window must end after it starts (0: at the end of the run)");
+        if (e.trace.counter_interval_ns == 0) t.error("counter_interval", "must be at least 1ns");
+        t.finish();
+    }
     if (!command.empty()) {
         workloads::parse_command_line(command, cpus); // the tool's own usage error if it is wrong
         r.consume("workloads");

@@ -7,6 +7,7 @@
 #include "platforms/config/config_node.h"
 #include "platforms/platform_params.h"
 #include "scheduler/core/scheduler.h"
+#include "sim/outputs/trace_settings.h"
 #include "sim/probe_suite.h"
 #include "workloads/cli/workload_params.h"
 
@@ -24,11 +25,12 @@ struct experiment {
     unsigned fast_forward = 1; // settled compute simulates 1 in N of its accesses (1: all)
     probe_suite_settings probes;
     scheduler::sched_config kernel;
-    std::vector<std::string> workloads; // command lines, e.g. "hackbench -p -g 10"
+    std::vector<std::string> workloads;                      // command lines, e.g. "hackbench -p -g 10"
     std::vector<workloads::workload_params> workload_params; // each one's parameters (same order), as given
-    std::uint64_t duration_ns = 0;      // stop after this much simulated time (0: when the workloads end)
-    bool migration_cost = true;         // run the cost-of-migration tracker and print its report
-    config::config_node resolved;       // every parameter, defaults included
+    std::uint64_t duration_ns = 0; // stop after this much simulated time (0: when the workloads end)
+    bool migration_cost = true;    // run the cost-of-migration tracker and print its report
+    trace_settings trace;          // trace.txt (ftrace text), off by default
+    config::config_node resolved;  // every parameter, defaults included
 };
 
 // Throws config_error for every problem in the file or the overrides (`dotted.key=value`). A non-empty

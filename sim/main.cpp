@@ -188,6 +188,12 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--seed", run_seed, "Seed of every random choice (= -p seed=N)");
     run->add_option("-p,--param", run_overrides,
                     "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
+    bool run_trace = false;
+    std::string run_trace_window;
+    run->add_flag("--trace", run_trace,
+                  "Write trace.txt: scheduler events as ftrace text (Perfetto, trace-cmd)");
+    run->add_option("--trace-window", run_trace_window,
+                    "Trace only START:END (simulated seconds, e.g. 0.01:0.02); implies --trace");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
 
     try {
@@ -223,6 +229,12 @@ int sc_main(int argc_all, char* argv_all[]) {
                 o.push_back("kernel.sysctl." + s);
             }
             if (run_seed) o.push_back("seed=" + std::to_string(*run_seed));
+            if (run_trace || !run_trace_window.empty()) o.push_back("trace.enabled=true");
+            if (!run_trace_window.empty()) {
+                const auto w = sim::parse_trace_window(run_trace_window, "--trace-window");
+                o.push_back("trace.start=" + std::to_string(w.first) + "ns");
+                o.push_back("trace.end=" + std::to_string(w.second) + "ns");
+            }
             o.insert(o.end(), run_overrides.begin(), run_overrides.end());
             sim::experiment e = sim::read_experiment(experiment_file, o, command);
             return sim::run_experiment(e, out_dir.empty() ? sim::default_results_dir() : out_dir, std::cout);

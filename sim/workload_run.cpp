@@ -2,6 +2,7 @@
 #include "sim/workload_run.h"
 
 #include "sim/migration_report.h"
+#include "sim/outputs/ftrace_writer.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace warmsched::sim {
@@ -26,6 +28,11 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     models::machine m("system", e.platform, mo);
     workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
     k.set_fast_forward(e.fast_forward);
+    std::unique_ptr<ftrace_writer> trace;
+    if (e.trace.enabled) {
+        trace = std::make_unique<ftrace_writer>(k.sched(), m, e.trace);
+        k.sched().set_tracepoints(trace.get());
+    }
     std::vector<workloads::workload_command> ws;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
         ws.push_back(workloads::parse_command_line(
@@ -66,8 +73,14 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ofstream stats(fs::path(out_dir) / "stats.txt");
     write_stats_txt(stats, k, m, sim_s);
     write_schedstat_dir(out_dir, schedstat_start, k);
+    if (trace) {
+        k.sched().set_tracepoints(nullptr);
+        std::ofstream tf(fs::path(out_dir) / "trace.txt");
+        trace->write(tf);
+    }
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
-    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, schedstat/)\n";
+    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, schedstat/"
+        << (trace ? ", trace.txt" : "") << ")\n";
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
     return all_done || e.duration_ns ? 0 : 1;

@@ -59,6 +59,10 @@ void scheduler::set_task_cpu(task& p, unsigned cpu, migration_cause why) {
     if (p.cpu == cpu) return;
     const unsigned from = p.cpu;
     ++p.stats.nr_migrations;
+    if (trace_) {
+        const unsigned here = calling_cpu_ >= 0 ? static_cast<unsigned>(calling_cpu_) : from;
+        trace_->sched_migrate_task(here, rqs_[here].clock, p, from, cpu);
+    }
     p.cpu = cpu;
     hooks_.task_migrated(p, from, cpu, why);
 }
@@ -149,6 +153,7 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.set_nice(child.nice);
     init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
+    if (trace_) trace_->sched_process_fork(this_cpu, now, *rq.curr, child);
 }
 
 unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
@@ -162,6 +167,7 @@ unsigned scheduler::wake_up_new_task(task& child, unsigned this_cpu, nsec now) {
     update_rq_clock(rq, now);
     post_init_entity_util_avg(rq, child.se);
     activate_task(rq, child, ENQUEUE_INITIAL);
+    if (trace_) trace_->sched_wakeup(this_cpu, now, child, true);
     check_preempt_curr(rq, child, WF_FORK);
     return cpu;
 }
@@ -186,6 +192,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
     wakeup_result r;
     if (p.state != task_state::sleeping) return r;
     r.woken = true;
+    if (trace_) trace_->sched_waking(this_cpu, now, p);
     p.stats.sleep_max = std::max(p.stats.sleep_max, now - std::min(now, p.stats.sleep_start));
     unsigned cpu = p.cpu;
     if (p.on_rq) { // ttwu_runnable: still queued (delayed dequeue), wakes where it is
@@ -220,6 +227,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         check_preempt_curr(rq, p, wake_flags);
     }
     r.cpu = cpu;
+    if (trace_) trace_->sched_wakeup(r.via_wake_list ? cpu : this_cpu, now, p, false); // ttwu_do_activate
     // ttwu_stat, counted on the waker's run queue.
     runqueue& this_rq = rqs_[this_cpu];
     ++this_rq.stats.ttwu_count;
@@ -276,6 +284,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         // A sleeper may stay queued (EEVDF delayed dequeue); an exiting task never does.
         const unsigned special = prevp->state == task_state::dead ? DEQUEUE_SPECIAL : 0u;
         class_of(*prevp).dequeue_task(rq, *prevp, DEQUEUE_SLEEP | special);
+        if (trace_ && special) trace_->sched_process_exit(cpu, now, *prevp);
     }
     if (rq.active_balance) prevp = &run_stopper(rq, *prevp, blocking); // the stopper class runs first
     if (rq.exec_push) { // sched_exec's migration_cpu_stop
@@ -299,6 +308,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         class_of(next).set_next_task(rq, next);
         ++rq.nr_switches;
         ++prev.stats.nr_switches;
+        if (trace_) trace_->sched_switch(cpu, now, !blocking, prev, next);
         if (!prev.is_idle) {
             if (blocking)
                 ++prev.stats.nr_voluntary_switches;
@@ -326,6 +336,7 @@ void scheduler::switch_to_stopper(runqueue& rq, task& prev, bool blocking) {
     class_of(prev).put_prev_task(rq, prev);
     ++rq.nr_switches;
     ++prev.stats.nr_switches;
+    if (trace_) trace_->sched_switch(rq.cpu, rq.clock, !blocking, prev, *rq.idle); // to the stopper
     if (blocking)
         ++prev.stats.nr_voluntary_switches;
     else
@@ -380,6 +391,7 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
+    if (trace_) trace_->sched_tick(cpu, now);
     class_of(*rq.curr).task_tick(rq, *rq.curr);
     fair_of(*fair_).balancing().trigger_load_balance(rq, now);
 }

@@ -13,6 +13,7 @@
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_class.h"
 #include "scheduler/core/sched_features.h"
+#include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/fair/fair_tunables.h"
 #include "scheduler/topology/cpu_layout.h"
 #include "scheduler/topology/sched_domain_tree.h"
@@ -91,6 +92,8 @@ public:
     runqueue& rq(unsigned cpu) { return rqs_[cpu]; }
     const runqueue& rq(unsigned cpu) const { return rqs_[cpu]; }
     sched_class& fair() { return *fair_; }
+    // An observer of the scheduler's tracepoints (nullptr: none, the default).
+    void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
 
     // The idle task of `cpu`; it is curr until something runs.
     void init_idle(task& idle, unsigned cpu);
@@ -176,6 +179,7 @@ private:
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> fair_, idle_;
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
+    sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;
     std::vector<unsigned> probed_;
 };
