@@ -79,15 +79,19 @@ void ftrace_writer::sched_switch(unsigned cpu, nsec now, bool preempt, const tas
 }
 
 void ftrace_writer::sched_waking(unsigned cpu, nsec now, const task& p) {
+    waking_ = &p;
+    waking_now_ = now;
     if (in_window(now)) emit(cpu, now, "d..3.", "sched_waking", wake_payload(p, p.cpu));
 }
 
 void ftrace_writer::sched_wakeup(unsigned cpu, nsec now, const task& p, bool is_new) {
+    waking_ = nullptr;
     if (in_window(now))
         emit(cpu, now, "d..3.", is_new ? "sched_wakeup_new" : "sched_wakeup", wake_payload(p, p.cpu));
 }
 
 void ftrace_writer::sched_migrate_task(unsigned cpu, nsec now, const task& p, unsigned orig, unsigned dest) {
+    if (&p == waking_) now = waking_now_;
     if (!in_window(now)) return;
     char b[160];
     std::snprintf(b, sizeof b, "comm=%s pid=%d prio=%d orig_cpu=%u dest_cpu=%u", comm_of(p, orig).c_str(),

@@ -61,6 +61,10 @@ private:
     trace_settings settings_;
     std::vector<event> events_;
     std::uint64_t seq_ = 0;
+    // The task try_to_wake_up is placing and the wakeup's time: its sched_migrate_task (fired with the
+    // waker's run-queue clock, which ttwu does not update) takes this time instead.
+    const scheduler::task* waking_ = nullptr;
+    scheduler::nsec waking_now_ = 0;
     std::vector<scheduler::nsec> next_sample_;
     std::vector<std::uint64_t> last_l1d_misses_, last_llc_misses_;
 };

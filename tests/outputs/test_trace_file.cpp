@@ -56,7 +56,7 @@ const std::regex perfetto_re(
 const std::regex switch_re(R"(^prev_comm=(\S+) prev_pid=(\d+) prev_prio=(-?\d+) prev_state=(R\+?|S|D|X) ==> )"
                            R"(next_comm=(\S+) next_pid=(\d+) next_prio=(-?\d+)$)");
 const std::regex wake_re(R"(^comm=(\S+) pid=(\d+) prio=(-?\d+) target_cpu=(\d{3})$)");
-const std::regex migrate_re(R"(^comm=\S+ pid=\d+ prio=-?\d+ orig_cpu=\d+ dest_cpu=\d+$)");
+const std::regex migrate_re(R"(^comm=\S+ pid=(\d+) prio=-?\d+ orig_cpu=\d+ dest_cpu=\d+$)");
 const std::regex fork_re(R"(^comm=\S+ pid=\d+ child_comm=\S+ child_pid=\d+$)");
 const std::regex exit_re(R"(^comm=\S+ pid=\d+ prio=-?\d+$)");
 const std::regex counter_re(R"(^C\|\d+\|[^|]+\|\d+$)");
@@ -103,6 +103,11 @@ TEST_CASE("trace.txt of a hackbench run parses as ftrace text and matches the ru
 
     std::map<std::string, unsigned> count;
     std::map<unsigned, int> running; // per CPU: next_pid of its last switch
+    // A wakeup that lands on another CPU than the task's previous one shows its sched_migrate_task at
+    // the wakeup's time, between sched_waking and sched_wakeup.
+    std::map<int, std::pair<long long, unsigned>> waking; // pid -> (time, previous CPU)
+    std::set<std::pair<int, long long>> migrated;         // (pid, time)
+    unsigned placed_elsewhere = 0;
     for (const auto& e : events) {
         INFO(e.event << ": " << e.payload);
         ++count[e.event];
@@ -117,8 +122,16 @@ TEST_CASE("trace.txt of a hackbench run parses as ftrace text and matches the ru
         } else if (e.event == "sched_waking" || e.event == "sched_wakeup" || e.event == "sched_wakeup_new") {
             REQUIRE(std::regex_match(e.payload, m, wake_re));
             CHECK(std::stoul(m[4]) < 32);
+            const int pid = std::stoi(m[2]);
+            const auto cpu = static_cast<unsigned>(std::stoul(m[4]));
+            if (e.event == "sched_waking") waking[pid] = {e.ts_ns, cpu};
+            if (e.event == "sched_wakeup" && waking.count(pid) && waking[pid].second != cpu) {
+                ++placed_elsewhere;
+                CHECK(migrated.count({pid, waking[pid].first}) == 1);
+            }
         } else if (e.event == "sched_migrate_task") {
-            CHECK(std::regex_match(e.payload, migrate_re));
+            REQUIRE(std::regex_match(e.payload, m, migrate_re));
+            migrated.insert({std::stoi(m[1]), e.ts_ns});
         } else if (e.event == "sched_process_fork") {
             CHECK(std::regex_match(e.payload, fork_re));
         } else if (e.event == "sched_process_exit") {
@@ -136,6 +149,7 @@ TEST_CASE("trace.txt of a hackbench run parses as ftrace text and matches the ru
     CHECK(count["sched_wakeup_new"] == 80);
     CHECK(count["sched_process_exit"] == 81);
     CHECK(count["tracing_mark_write"] > 0);
+    CHECK(placed_elsewhere > 0);
 
     // Determinism: the same seed gives the same bytes.
     REQUIRE(warmsched::test::run_cli("run --out " + b.string() + cmd).status == 0);
