@@ -122,7 +122,8 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
                           "'; known: hackbench, perf bench sched messaging, perf bench sched pipe, "
-                          "schbench, massive_intr, netperf, tbench, rt-app (optionally behind taskset -c CPUS)");
+                          "schbench, massive_intr, netperf, tbench, rt-app, kernbench, make, fio (optionally behind "
+                          "taskset -c CPUS)");
     }
     wc.params = std::move(params);
     return wc;
