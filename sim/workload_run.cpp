@@ -4,6 +4,7 @@
 #include "sim/migration_report.h"
 #include "sim/outputs/ftrace_writer.h"
 #include "sim/outputs/schedstat_writer.h"
+#include "sim/outputs/stats_json.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -70,8 +71,11 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
             << e.resolved.to_yaml();
     }
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
-    std::ofstream stats(fs::path(out_dir) / "stats.txt");
+    std::ostringstream stats;
     write_stats_txt(stats, k, m, sim_s);
+    std::ofstream(fs::path(out_dir) / "stats.txt") << stats.str();
+    std::ofstream stats_json(fs::path(out_dir) / "stats.json");
+    write_stats_json(stats_json, stats.str());
     write_schedstat_dir(out_dir, schedstat_start, k);
     if (trace) {
         k.sched().set_tracepoints(nullptr);
@@ -79,7 +83,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         trace->write(tf);
     }
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
-    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, schedstat/"
+    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, stats.json, schedstat/"
         << (trace ? ", trace.txt" : "") << ")\n";
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
