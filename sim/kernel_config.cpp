@@ -54,8 +54,14 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
         if (n == "base_slice_ns") def = static_cast<long long>(c.tunables.base_slice_ns);
         if (n == "migration_cost_ns") def = static_cast<long long>(c.tunables.migration_cost_ns);
         if (n == "sched_child_runs_first") def = c.child_runs_first ? 1 : 0;
+        if (n == "sched_rt_period_us") def = c.rt.sched_rt_period_us;
+        if (n == "sched_rt_runtime_us") def = c.rt.sched_rt_runtime_us;
+        if (n == "sched_rr_timeslice_ms") def = c.rt.sched_rr_timeslice_ms;
         scheduler::apply_sysctl(c, n, s.integer(n, def, t.min, t.max));
     }
+    if (c.rt.sched_rt_runtime_us > c.rt.sched_rt_period_us) // the kernel's sched_rt_handler: EINVAL
+        s.error("sched_rt_runtime_us",
+                "must not exceed sched_rt_period_us (" + std::to_string(c.rt.sched_rt_period_us) + ")");
     s.finish();
     return c;
 }

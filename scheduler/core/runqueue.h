@@ -1,9 +1,10 @@
 // One CPU's run queue (struct rq): the current and idle tasks, the NEED_RESCHED flag, the clock, the
-// fair class's queue, and the per-CPU schedstat counters printed in /proc/schedstat's cpu<N> line.
+// fair and RT classes' queues, and the per-CPU schedstat counters printed in /proc/schedstat's cpu<N> line.
 #pragma once
 
 #include "scheduler/fair/cfs_rq.h"
 #include "scheduler/fair/cfs_tasks.h"
+#include "scheduler/rt/rt_rq.h"
 #include "scheduler/task/task.h"
 
 namespace warmsched::scheduler {
@@ -24,6 +25,7 @@ struct runqueue {
     nsec clock = 0;          // rq_clock_task: the latest time the scheduler saw on this CPU
     bool need_resched = false;
     cfs_rq cfs;
+    rt_rq rt;
     rq_sched_stats stats;
     std::uint64_t nr_switches = 0;
     nsec idle_since = 0; // when it last went idle
@@ -40,7 +42,7 @@ struct runqueue {
     nsec next_balance = 0;               // jiffy at which the periodic balance is due
     bool active_balance = false;         // a stopper push to push_cpu is pending on this CPU
     unsigned push_cpu = 0;
-    task* exec_push = nullptr;           // sched_exec: the stopper moves this task to exec_cpu
+    task* exec_push = nullptr; // sched_exec: the stopper moves this task to exec_cpu
     unsigned exec_cpu = 0;
     unsigned nohz_idle_balance = 0; // NOHZ_*_KICK flags: this idle CPU balances for the idle CPUs
     bool nohz_tick_stopped = false; // in nohz.idle_cpus_mask (tickless idle)

@@ -1,6 +1,6 @@
 // The scheduling-class operations table, as the kernel's struct sched_class: the core scheduler
 // (scheduler.h) calls these and never looks inside a class's queues. The built-in classes -- fair (CFS
-// v5.15 or EEVDF v6.12) and idle -- implement it, and so can a user's own policy. Classes are ordered;
+// v5.15 or EEVDF v6.12), rt and idle -- implement it, and so can a user's own policy. Classes are ordered;
 // a class earlier in the scheduler's list preempts the ones after it.
 #pragma once
 
@@ -13,6 +13,7 @@ struct runqueue;
 // enqueue/dequeue flags (kernel ENQUEUE_* / DEQUEUE_*).
 enum : unsigned {
     ENQUEUE_WAKEUP = 0x01,
+    ENQUEUE_HEAD = 0x10, // RT: at the head of its priority's list
     ENQUEUE_MIGRATED = 0x40,
     ENQUEUE_INITIAL = 0x80,
     ENQUEUE_DELAYED = 0x200,

@@ -3,7 +3,7 @@
 // where that kernel has no such flag. The two optional out-of-tree CFS patches of
 // reference/scheduler/01-fair-cfs.md are flags too, off by default. The wakeup-placement flags of
 // 03-wakeup-placement.md follow (SIS_UTIL is the late 5.15.y backport, off in v5.15.0), then the
-// balancing flag of 04-load-balance.md (LB_MIN); the RT flags will join the same list.
+// balancing flag of 04-load-balance.md (LB_MIN), then the RT flags of 05-rt.md.
 #pragma once
 
 #include <array>
@@ -41,7 +41,8 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(SIS_PROP, on, absent, "select_idle_cpu scans in proportion to the average idle time")                  \
     X(SIS_UTIL, off, on, "select_idle_cpu scans in proportion to the LLC's spare utilization")               \
     X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")      \
-    X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")
+    X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")    \
+    X(RT_RUNTIME_SHARE, off, off, "a throttling CPU borrows unused RT runtime from the other CPUs")
 
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,

@@ -1,5 +1,6 @@
-// The fair class's tunables as the kernel exposes them (debugfs /sys/kernel/debug/sched/* since v5.13,
-// and the kernel.sched_child_runs_first sysctl of v5.15), by name, with the kernels that have each.
+// The scheduler's tunables as the kernel exposes them (the fair class's in debugfs /sys/kernel/debug/sched/*
+// since v5.13, the kernel.sched_child_runs_first sysctl of v5.15, and the RT class's kernel.sched_rt_* and
+// kernel.sched_rr_timeslice_ms sysctls), by name, with the kernels that have each.
 // Values are raw nanoseconds, as written to debugfs; tunable_scaling (0 none, 1 log, 2 linear)
 // re-derives the CPU-scaled defaults before explicit values are applied.
 #pragma once
@@ -26,6 +27,10 @@ inline const std::vector<sched_sysctl>& sched_sysctls() {
         {"base_slice_ns", false, true, 100'000, 100'000'000, "EEVDF base slice (request size)"},
         {"migration_cost_ns", true, true, 0, 1'000'000'000, "cache-hot window of task_hot"},
         {"sched_child_runs_first", true, false, 0, 1, "a forked child runs before its parent"},
+        {"sched_rt_period_us", true, true, 1, 2'147'483'647, "RT bandwidth period"},
+        {"sched_rt_runtime_us", true, true, -1, 2'147'483'647,
+         "RT runtime per period and CPU (-1 = no limit)"},
+        {"sched_rr_timeslice_ms", true, true, 1, 2'147'483'647, "SCHED_RR timeslice"},
     };
     return table;
 }
@@ -40,6 +45,9 @@ inline void apply_sysctl(sched_config& c, const std::string& name, long long val
     if (name == "base_slice_ns") t.base_slice_ns = v;
     if (name == "migration_cost_ns") t.migration_cost_ns = v;
     if (name == "sched_child_runs_first") c.child_runs_first = value != 0;
+    if (name == "sched_rt_period_us") c.rt.sched_rt_period_us = value;
+    if (name == "sched_rt_runtime_us") c.rt.sched_rt_runtime_us = value;
+    if (name == "sched_rr_timeslice_ms") c.rt.sched_rr_timeslice_ms = value;
     if (t.min_granularity_ns > 0) t.nr_latency = static_cast<unsigned>(t.latency_ns / t.min_granularity_ns);
 }
 

@@ -6,6 +6,7 @@
 #include "scheduler/fair/fair_class.h"
 #include "scheduler/fair/load_avg.h"
 #include "scheduler/idle/idle_class.h"
+#include "scheduler/rt/rt_class.h"
 
 #include <algorithm>
 #include <cassert>
@@ -15,6 +16,9 @@ namespace warmsched::scheduler {
 namespace {
 fair_class& fair_of(sched_class& c) {
     return static_cast<fair_class&>(c);
+}
+rt_class& rt_of(sched_class& c) {
+    return static_cast<rt_class&>(c);
 }
 } // namespace
 
@@ -28,12 +32,18 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
     else
         fair_ = std::make_unique<eevdf_class>(*this);
     idle_ = std::make_unique<idle_class>();
+    rt_ = std::make_unique<rt_class>(*this);
+    rt_of(*rt_).bandwidth().init();
 }
 
 scheduler::~scheduler() = default;
 
 sched_class& scheduler::class_of(const task& p) {
-    return p.is_idle ? *idle_ : *fair_;
+    return p.is_idle ? *idle_ : p.is_rt() ? *rt_ : *fair_;
+}
+
+int scheduler::class_rank(const task& p) const {
+    return p.is_idle ? 0 : p.is_rt() ? 2 : 1; // idle < fair < rt
 }
 
 void scheduler::update_rq_clock(runqueue& rq, nsec now) {
@@ -115,7 +125,7 @@ void scheduler::attach_task(task& p) {
 void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     if (&class_of(p) == &class_of(*rq.curr))
         class_of(p).check_preempt_curr(rq, p, wake_flags);
-    else if (rq.curr->is_idle)
+    else if (class_rank(p) > class_rank(*rq.curr)) // a higher class preempts at once
         resched_curr(rq);
 }
 
@@ -249,6 +259,8 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
 }
 
 task& scheduler::pick_next_task(runqueue& rq, task* prev) {
+    if (prev && prev->is_rt()) rt_->balance(rq, prev);
+    if (task* p = rt_->pick_next_task(rq, prev)) return *p;
     if (!fair_->has_runnable(rq)) fair_->balance(rq, prev);
     if (task* p = fair_->pick_next_task(rq, prev)) return *p;
     return *idle_->pick_next_task(rq, prev);
@@ -392,6 +404,7 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     if (trace_) trace_->sched_tick(cpu, now);
+    rt_of(*rt_).bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
     class_of(*rq.curr).task_tick(rq, *rq.curr);
     fair_of(*fair_).balancing().trigger_load_balance(rq, now);
 }

@@ -1,13 +1,14 @@
 // The core scheduler (kernel/sched/core.c): per-CPU run queues, the ordered list of scheduling classes
-// (fair, then idle), and the entry points the simulated kernel calls -- fork (sched_fork,
-// wake_up_new_task), exec (sched_exec), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is plain C++
-// without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the calling
-// one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the IPI).
+// (rt, fair, then idle), and the entry points the simulated kernel calls -- fork (sched_fork,
+// wake_up_new_task), exec (sched_exec), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is
+// plain C++ without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the
+// calling one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the
+// IPI).
 //
 // Load balancing runs in the fair class (fair/load_balance, fair/balance_triggers) from three places
 // here: schedule() (newidle, through the class's balance op, and the stopper of an active balance),
 // scheduler_tick (periodic balance and the NOHZ kick) and nohz_idle_balance (the kicked CPU's IPI).
-// Left to later issues: the RT class, bandwidth control and cgroups.
+// Left to later issues: the stop and deadline classes, CFS bandwidth control and cgroups.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -15,6 +16,7 @@
 #include "scheduler/core/sched_features.h"
 #include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/fair/fair_tunables.h"
+#include "scheduler/rt/rt_tunables.h"
 #include "scheduler/topology/cpu_layout.h"
 #include "scheduler/topology/sched_domain_tree.h"
 
@@ -27,6 +29,7 @@ struct sched_config {
     kernel_version kernel = kernel_version::eevdf_v6_12;
     sched_features features{kernel_version::eevdf_v6_12};
     fair_tunables tunables;
+    rt_tunables rt; // sched_rt_period_us, sched_rt_runtime_us, sched_rr_timeslice_ms
     unsigned hz = 250;
     bool child_runs_first = false; // kernel.sched_child_runs_first (v5.15)
     // CONFIG_PREEMPTION (PREEMPT_DYNAMIC builds, the x86 distribution default): a newidle balance stops
@@ -94,6 +97,7 @@ public:
     sched_class& fair() { return *fair_; }
     // An observer of the scheduler's tracepoints (nullptr: none, the default).
     void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
+    sched_class& rt() { return *rt_; }
 
     // The idle task of `cpu`; it is curr until something runs.
     void init_idle(task& idle, unsigned cpu);
@@ -149,6 +153,8 @@ public:
     // Brings rq's clock to `now` (never backwards).
     void update_rq_clock(runqueue& rq, nsec now);
     sched_class& class_of(const task& p);
+    // The order of p's class: a task of a higher class preempts one of a lower class at once.
+    int class_rank(const task& p) const;
 
     // For the balancer: detach_task (deactivate a queued, not running task and set its CPU) and
     // attach_task (activate it there, with a preemption check); an IPI to `cpu` that carries no resched
@@ -177,7 +183,7 @@ private:
     sched_domain_tree domains_;
     scheduler_hooks& hooks_;
     std::vector<runqueue> rqs_;
-    std::unique_ptr<sched_class> fair_, idle_;
+    std::unique_ptr<sched_class> rt_, fair_, idle_;
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;

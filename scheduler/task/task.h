@@ -16,7 +16,12 @@ namespace warmsched::scheduler {
 
 using nsec = std::uint64_t; // scheduler clock, nanoseconds since the start of the run
 
-enum class sched_policy { normal, batch, idle }; // SCHED_OTHER, SCHED_BATCH, SCHED_IDLE
+// SCHED_OTHER, SCHED_BATCH, SCHED_IDLE (fair class); SCHED_FIFO, SCHED_RR (RT class).
+enum class sched_policy { normal, batch, idle, fifo, rr };
+
+inline bool rt_policy(sched_policy p) {
+    return p == sched_policy::fifo || p == sched_policy::rr;
+}
 
 enum class task_state {
     running,  // TASK_RUNNING: queued or on a CPU
@@ -71,6 +76,7 @@ struct task {
     std::string comm;
     sched_policy policy = sched_policy::normal;
     int nice = 0;
+    int rt_priority = 0;       // SCHED_FIFO/SCHED_RR: 1..99, higher is more urgent; 0 for fair tasks
     std::vector<bool> allowed; // CPU affinity; empty = all CPUs
     task_state state = task_state::running;
     unsigned cpu = 0;       // CPU it is queued on or last ran on
@@ -87,6 +93,9 @@ struct task {
     const task* last_wakee = nullptr;
     int recent_used_cpu = -1;
     sched_entity se;
+    // RT class: SCHED_RR's remaining timeslice in ticks, and whether it is in its rt_rq's priority array.
+    unsigned rt_time_slice = 0;
+    bool rt_on_rq = false;
     task_sched_stats stats;
 
     task() { se.owner = this; }
@@ -95,7 +104,10 @@ struct task {
     void* program = nullptr; // the workload's execution state of this task
 
     bool allowed_on(unsigned c) const { return allowed.empty() || (c < allowed.size() && allowed[c]); }
-    int prio() const { return 120 + nice; } // as printed by sched tracepoints
+    // The kernel's prio: 99 - rt_priority for RT tasks (0..98), 120 + nice for fair ones; lower is more
+    // urgent. Sched tracepoints print it.
+    int prio() const { return rt_policy(policy) ? 99 - rt_priority : 120 + nice; }
+    bool is_rt() const { return rt_policy(policy); }
     void set_nice(int n) {
         nice = n;
         const bool idle = policy == sched_policy::idle;

@@ -26,6 +26,7 @@ struct spawn_spec {
     bool thread = false; // clone(CLONE_VM): shares the parent's address space and heap
     int nice = 0;
     scheduler::sched_policy policy = scheduler::sched_policy::normal;
+    int rt_priority = 0;       // SCHED_FIFO / SCHED_RR: 1..99
     std::vector<bool> allowed; // empty: inherits the parent's affinity
     scheduler::nsec custom_slice = 0;
     std::shared_ptr<program> body; // each task created from the spec runs its own clone

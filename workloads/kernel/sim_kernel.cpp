@@ -6,6 +6,7 @@
 #include "platforms/fabric_graph.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace warmsched::workloads {
 
@@ -124,6 +125,10 @@ kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
     t.pid = next_pid_++;
     t.comm = s.comm.substr(0, 15);
     t.policy = s.policy;
+    if (scheduler::rt_policy(s.policy) && (s.rt_priority < 1 || s.rt_priority > 99))
+        throw std::invalid_argument("spawn " + s.comm + ": SCHED_FIFO/SCHED_RR priority " +
+                                    std::to_string(s.rt_priority) + " is not in 1..99");
+    t.rt_priority = scheduler::rt_policy(s.policy) ? s.rt_priority : 0;
     t.nice = s.nice;
     t.allowed = !s.allowed.empty() || !parent ? s.allowed : parent->t.allowed;
     // sched_setattr(sched_runtime): 0 = none, else clamped to 0.1-100 ms as the kernel does.

@@ -1,0 +1,118 @@
+// The real-time class; see rt_class.h.
+#include "scheduler/rt/rt_class.h"
+
+#include "scheduler/core/scheduler.h"
+
+#include <algorithm>
+
+namespace warmsched::scheduler {
+
+rt_class::rt_class(scheduler& core)
+    : core_(core), tun_(core.config().rt),
+      bw_(core, core.config().rt, core.config().features[feature::RT_RUNTIME_SHARE]) {}
+
+unsigned rt_class::rr_timeslice_ticks() const {
+    const nsec tick = core_.config().tick_ns();
+    return static_cast<unsigned>(std::max<nsec>(1, (tun_.rr_timeslice_ns() + tick - 1) / tick));
+}
+
+void rt_class::update_highest_prio(runqueue& rq) const {
+    rq.rt.highest_prio_curr = rq.rt.rt_nr_running ? rq.rt.active.first_prio() : MAX_RT_PRIO - 1;
+}
+
+void rt_class::update_curr(runqueue& rq) {
+    task& curr = *rq.curr;
+    if (curr.is_idle || !curr.is_rt() || rq.clock <= curr.se.exec_start) return;
+    const nsec delta = rq.clock - curr.se.exec_start;
+    curr.se.exec_start = rq.clock;
+    curr.se.sum_exec_runtime += delta;
+    curr.stats.exec_max = std::max(curr.stats.exec_max, delta);
+    bw_.account(rq, delta);
+}
+
+void rt_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    rt_rq& rt = rq.rt;
+    rt.unqueue_top(rq.nr_running);
+    if (flags & ENQUEUE_HEAD)
+        rt.active.push_head(p);
+    else
+        rt.active.push_tail(p);
+    ++rt.rt_nr_running;
+    update_highest_prio(rq);
+    rt.queue_top(rq.nr_running);
+    p.rt_on_rq = true;
+    p.on_rq = true;
+}
+
+bool rt_class::dequeue_task(runqueue& rq, task& p, unsigned) {
+    update_curr(rq);
+    rt_rq& rt = rq.rt;
+    rt.unqueue_top(rq.nr_running);
+    rt.active.remove(p);
+    --rt.rt_nr_running;
+    update_highest_prio(rq);
+    rt.queue_top(rq.nr_running);
+    p.rt_on_rq = false;
+    p.on_rq = false;
+    return true;
+}
+
+void rt_class::yield_task(runqueue& rq) {
+    rq.rt.active.requeue(*rq.curr, false); // requeue_task_rt(rq, curr, 0): to the tail
+}
+
+void rt_class::check_preempt_curr(runqueue& rq, task& p, unsigned) {
+    if (p.prio() < rq.curr->prio()) core_.resched_curr(rq);
+    // Equal priorities never preempt here: the push-away case needs cpupri (not modelled yet).
+}
+
+task* rt_class::pick_next_task(runqueue& rq, task*) {
+    update_curr(rq); // put_prev_task's update_curr_rt, which may throttle the class
+    if (!has_runnable(rq)) return nullptr;
+    return rq.rt.active.first();
+}
+
+void rt_class::put_prev_task(runqueue& rq, task&) {
+    update_curr(rq);
+}
+
+void rt_class::set_next_task(runqueue& rq, task& p) {
+    p.se.exec_start = rq.clock;
+    p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+}
+
+unsigned rt_class::select_task_rq(task& p, unsigned prev_cpu, unsigned) {
+    if (p.allowed_on(prev_cpu)) return prev_cpu;
+    for (unsigned c = 0; c < core_.num_cpus(); ++c)
+        if (p.allowed_on(c)) return c;
+    return prev_cpu;
+}
+
+void rt_class::task_tick(runqueue& rq, task& p) {
+    update_curr(rq);
+    if (p.policy != sched_policy::rr) return;
+    if (p.rt_time_slice > 1) {
+        --p.rt_time_slice;
+        return;
+    }
+    p.rt_time_slice = rr_timeslice_ticks();
+    // Requeue to the tail only if it has peers on its priority's list.
+    if (rq.rt.active.count(p.prio()) > 1) {
+        rq.rt.active.requeue(p, false);
+        core_.resched_curr(rq);
+    }
+}
+
+void rt_class::task_fork(runqueue&, task& p, task*) {
+    p.rt_time_slice = rr_timeslice_ticks();
+}
+
+void rt_class::migrate_task_rq(task& p, unsigned) {
+    p.se.exec_start = 0;
+}
+
+bool rt_class::balance(runqueue& rq, task*) {
+    return has_runnable(rq); // pull_rt_task is not modelled yet
+}
+
+} // namespace warmsched::scheduler

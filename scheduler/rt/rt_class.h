@@ -1,0 +1,59 @@
+// The real-time class (kernel/sched/rt.c): SCHED_FIFO and SCHED_RR tasks with rt_priority 1..99 (kernel
+// prio 98..0), queued per CPU in a priority array. It sits between the stop class (not modelled) and the
+// fair class: any queued RT task runs before any fair task, and a waking RT task preempts fair work and
+// lower RT priorities at once; equal priorities never preempt. FIFO tasks run until they block or yield;
+// SCHED_RR tasks get sched_rr_timeslice_ms (100 ms) and then go behind their equal-priority peers. A
+// running task stays at the head of its list, so a preempted FIFO task resumes before its peers.
+// RT runtime is charged to the CPU's RT bandwidth (rt_bandwidth), which throttles the class at
+// sched_rt_runtime_us per sched_rt_period_us.
+//
+// Not modelled yet: cpupri, the overload mask and pushable lists, push/pull and find_lowest_rq (a task
+// wakes on its previous CPU when allowed), the equal-priority push-away preemption that needs cpupri,
+// priority inheritance, sched_setscheduler at run time, RT group scheduling.
+#pragma once
+
+#include "scheduler/core/runqueue.h"
+#include "scheduler/core/sched_class.h"
+#include "scheduler/rt/rt_bandwidth.h"
+#include "scheduler/rt/rt_tunables.h"
+
+namespace warmsched::scheduler {
+
+class scheduler;
+
+class rt_class final : public sched_class {
+public:
+    explicit rt_class(scheduler& core);
+
+    const char* name() const override { return "rt"; }
+    void enqueue_task(runqueue& rq, task& p, unsigned flags) override;
+    bool dequeue_task(runqueue& rq, task& p, unsigned flags) override;
+    void yield_task(runqueue& rq) override;
+    void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) override;
+    task* pick_next_task(runqueue& rq, task* prev) override;
+    void put_prev_task(runqueue& rq, task& p) override;
+    void set_next_task(runqueue& rq, task& p) override;
+    unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
+    void task_tick(runqueue& rq, task& p) override;
+    void task_fork(runqueue& rq, task& p, task* parent) override;
+    void migrate_task_rq(task& p, unsigned new_cpu) override;
+    bool balance(runqueue& rq, task* prev) override;
+    bool has_runnable(const runqueue& rq) const override {
+        return rq.rt.rt_nr_running > 0 && !rq.rt.rt_throttled;
+    }
+
+    rt_bandwidth& bandwidth() { return bw_; }
+    // SCHED_RR's timeslice in ticks (msecs_to_jiffies(sched_rr_timeslice_ms)).
+    unsigned rr_timeslice_ticks() const;
+
+private:
+    // update_curr_rt: charges rq's current RT task the time since it last was, and the CPU's RT bandwidth.
+    void update_curr(runqueue& rq);
+    void update_highest_prio(runqueue& rq) const;
+
+    scheduler& core_;
+    const rt_tunables& tun_;
+    rt_bandwidth bw_;
+};
+
+} // namespace warmsched::scheduler
