@@ -3,6 +3,7 @@
 
 #include "sim/migration_report.h"
 #include "sim/outputs/ftrace_writer.h"
+#include "sim/outputs/progress_meter.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/outputs/stats_json.h"
 #include "sim/run_summary.h"
@@ -32,8 +33,11 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::unique_ptr<ftrace_writer> trace;
     if (e.trace.enabled) {
         trace = std::make_unique<ftrace_writer>(k.sched(), m, e.trace);
-        k.sched().set_tracepoints(trace.get());
     }
+    std::unique_ptr<progress_meter> progress;
+    if (progress_meter::wanted(2)) progress = std::make_unique<progress_meter>(std::cerr, e.duration_ns);
+    tracepoint_tee tee(trace.get(), progress.get());
+    if (trace || progress) k.sched().set_tracepoints(&tee);
     std::vector<workloads::workload_command> ws;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
         ws.push_back(workloads::parse_command_line(
@@ -44,6 +48,8 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     // The measured interval starts with the workloads (there is no warm-up phase before it).
     const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
     k.run(e.duration_ns);
+    k.sched().set_tracepoints(nullptr);
+    if (progress) progress->clear();
     const double sim_s = static_cast<double>(k.now()) / 1e9;
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -78,7 +84,6 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     write_stats_json(stats_json, stats.str());
     write_schedstat_dir(out_dir, schedstat_start, k);
     if (trace) {
-        k.sched().set_tracepoints(nullptr);
         std::ofstream tf(fs::path(out_dir) / "trace.txt");
         trace->write(tf);
     }

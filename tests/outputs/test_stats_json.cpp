@@ -4,6 +4,7 @@
 
 #include "support/cli_runner.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -31,9 +32,12 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
     const fs::path out = fs::temp_directory_path() / "warmsched-stats-json";
     fs::remove_all(out);
-    REQUIRE(warmsched::test::run_cli("run --platform zen3-5950x --out " + out.string() +
-                                     " -- hackbench -p -g 1 -l 10")
-                .status == 0);
+    const auto r = warmsched::test::run_cli("run --platform zen3-5950x --out " + out.string() +
+                                            " -- hackbench -p -g 1 -l 10");
+    REQUIRE(r.status == 0);
+    // stderr is a file here, not a terminal: no progress line, only the closing speed line.
+    CHECK(r.err.find('\r') == std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     const std::string txt = slurp(out / "stats.txt"), json = slurp(out / "stats.json");
     const std::regex stat_re(R"(^(\S+) +(\S+) +# (.*) \((\w+)\)$)");
     std::istringstream in(txt);
