@@ -42,7 +42,13 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(SIS_UTIL, off, on, "select_idle_cpu scans in proportion to the LLC's spare utilization")               \
     X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")      \
     X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")    \
-    X(RT_RUNTIME_SHARE, off, off, "a throttling CPU borrows unused RT runtime from the other CPUs")
+    X(RT_RUNTIME_SHARE, off, off, "a throttling CPU borrows unused RT runtime from the other CPUs")          \
+    X(RT_WAKE_PREROUTE, on, on,                                                                              \
+      "model flag: a woken RT task that would not preempt its CPU's RT task goes to find_lowest_rq's CPU "   \
+      "(off: it queues on its previous CPU, as before RT wakeup balancing in v2.6.25)")                      \
+    X(RT_TOPOLOGY_PREF, on, on,                                                                              \
+      "model flag: find_lowest_rq prefers the task's CPU, the waker, then the nearest domain (off: the "     \
+      "first CPU of the lowest cpupri level)")
 
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,

@@ -9,15 +9,18 @@ namespace warmsched::scheduler {
 
 rt_class::rt_class(scheduler& core)
     : core_(core), tun_(core.config().rt),
-      bw_(core, core.config().rt, core.config().features[feature::RT_RUNTIME_SHARE]) {}
+      bw_(core, core.config().rt, core.config().features[feature::RT_RUNTIME_SHARE]),
+      cpupri_(core.num_cpus()), placement_(core, cpupri_) {}
 
 unsigned rt_class::rr_timeslice_ticks() const {
     const nsec tick = core_.config().tick_ns();
     return static_cast<unsigned>(std::max<nsec>(1, (tun_.rr_timeslice_ns() + tick - 1) / tick));
 }
 
-void rt_class::update_highest_prio(runqueue& rq) const {
-    rq.rt.highest_prio_curr = rq.rt.rt_nr_running ? rq.rt.active.first_prio() : MAX_RT_PRIO - 1;
+void rt_class::update_highest_prio(runqueue& rq) {
+    const int prio = rq.rt.rt_nr_running ? rq.rt.active.first_prio() : MAX_RT_PRIO - 1;
+    if (prio != rq.rt.highest_prio_curr) cpupri_.set(rq.cpu, prio);
+    rq.rt.highest_prio_curr = prio;
 }
 
 void rt_class::update_curr(runqueue& rq) {
@@ -81,8 +84,9 @@ void rt_class::set_next_task(runqueue& rq, task& p) {
     p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
 }
 
-unsigned rt_class::select_task_rq(task& p, unsigned prev_cpu, unsigned) {
-    if (p.allowed_on(prev_cpu)) return prev_cpu;
+unsigned rt_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) {
+    const unsigned cpu = placement_.select(p, prev_cpu, wake_flags);
+    if (p.allowed_on(cpu)) return cpu;
     for (unsigned c = 0; c < core_.num_cpus(); ++c)
         if (p.allowed_on(c)) return c;
     return prev_cpu;

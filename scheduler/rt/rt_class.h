@@ -7,14 +7,17 @@
 // RT runtime is charged to the CPU's RT bandwidth (rt_bandwidth), which throttles the class at
 // sched_rt_runtime_us per sched_rt_period_us.
 //
-// Not modelled yet: cpupri, the overload mask and pushable lists, push/pull and find_lowest_rq (a task
-// wakes on its previous CPU when allowed), the equal-priority push-away preemption that needs cpupri,
-// priority inheritance, sched_setscheduler at run time, RT group scheduling.
+// Wakeup and fork placement is select_task_rq_rt through cpupri and find_lowest_rq (rt_placement): a
+// wakee that would not preempt its previous CPU's RT task goes to a CPU running lower-priority work.
+// Not modelled yet: the overload mask and pushable lists, push/pull, RT_PUSH_IPI, the equal-priority
+// push-away preemption, priority inheritance, sched_setscheduler at run time, RT group scheduling.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_class.h"
+#include "scheduler/rt/cpupri.h"
 #include "scheduler/rt/rt_bandwidth.h"
+#include "scheduler/rt/rt_placement.h"
 #include "scheduler/rt/rt_tunables.h"
 
 namespace warmsched::scheduler {
@@ -43,17 +46,21 @@ public:
     }
 
     rt_bandwidth& bandwidth() { return bw_; }
+    const cpupri& priorities() const { return cpupri_; }
+    rt_placement& placement() { return placement_; }
     // SCHED_RR's timeslice in ticks (msecs_to_jiffies(sched_rr_timeslice_ms)).
     unsigned rr_timeslice_ticks() const;
 
 private:
     // update_curr_rt: charges rq's current RT task the time since it last was, and the CPU's RT bandwidth.
     void update_curr(runqueue& rq);
-    void update_highest_prio(runqueue& rq) const;
+    void update_highest_prio(runqueue& rq);
 
     scheduler& core_;
     const rt_tunables& tun_;
     rt_bandwidth bw_;
+    cpupri cpupri_;
+    rt_placement placement_;
 };
 
 } // namespace warmsched::scheduler

@@ -1,8 +1,9 @@
 // The RT class (SCHED_FIFO / SCHED_RR) and RT throttling against the "What to test" list of
 // reference/scheduler/05-rt.md: the single decisions (preemption, FIFO without a timeslice, RR's 100 ms
 // slices, equal priorities, yield) drive the scheduler directly (sched_harness) at HZ = 250; throttling's
-// 950 ms of 1 s runs on the simulated kernel (kernel_rig) as well. Items 1 (the push of the preempted
-// task), 2, 5 and 7 need push/pull and cpupri, not modelled yet.
+// 950 ms of 1 s runs on the simulated kernel (kernel_rig) as well; items 2 and 7 (wakeup pre-routing
+// through cpupri and find_lowest_rq) on the flat and SMT machines. Items 1 (the push of the preempted
+// task) and 5 need push/pull, not modelled yet.
 #include "platforms/config/config_node.h"
 #include "platforms/config/config_reader.h"
 #include "scheduler/rt/rt_class.h"
@@ -325,4 +326,111 @@ TEST_CASE(
     REQUIRE(errors.lines().size() == 1);
     CHECK(errors.lines()[0].find("kernel.sysctl.sched_rt_runtime_us") != std::string::npos);
     CHECK(errors.lines()[0].find("must not exceed sched_rt_period_us (1000000)") != std::string::npos);
+}
+
+// ---- 2 and 7. Wakeup pre-routing through cpupri and find_lowest_rq. ------------------------------
+
+namespace {
+// An unpinned FIFO task that ran on `cpu` and sleeps there, with `blocker` (FIFO `blocker_prio`, pinned
+// unless told otherwise) then running on that CPU.
+struct sleeper_setup {
+    scheduler::task* p = nullptr;
+    scheduler::task* blocker = nullptr;
+};
+sleeper_setup sleeper_behind(test::sched_harness& h, unsigned cpu, int p_prio, int blocker_prio,
+                             bool blocker_pinned = true) {
+    sleeper_setup s;
+    s.p = &add_rt(h, "sleeper", cpu, p_prio, sched_policy::fifo, 0, false);
+    CHECK(&h.schedule(cpu, 0) == s.p);
+    h.block(cpu, 1 * ms);
+    s.blocker = &add_rt(h, "blocker", cpu, blocker_prio, sched_policy::fifo, 1 * ms, blocker_pinned);
+    CHECK(&h.schedule(cpu, 1 * ms) == s.blocker);
+    return s;
+}
+} // namespace
+
+TEST_CASE("RT 2: a FIFO 50 task woken whose previous CPU runs FIFO 90 is placed on a non-RT CPU at wakeup") {
+    for (const auto k : {cfs, eevdf}) {
+        test::sched_harness h(k, {}, unlimited_rt);
+        auto s = sleeper_behind(h, 0, 50, 90);
+        const auto& cp = rt_of(*h.s).priorities();
+        CHECK(cp.level_of(0) == 90);            // cpupri level = rt_priority
+        CHECK(cp.level_of(1) == 0);             // CPUPRI_NORMAL
+        const auto w = h.wake(*s.p, 3, 2 * ms); // woken from CPU 3, which is idle
+        CHECK(w.migrated);
+        CHECK(w.cpu == 3); // the waker's CPU is in the lowest mask and shares the LLC domain
+        CHECK(&h.schedule(3, 2 * ms) == s.p);
+        CHECK(h.curr(0) == s.blocker); // no push was needed: CPU 0 was never overloaded
+        CHECK(h.rq(0).rt.rt_nr_running == 1);
+        CHECK(h.hooks.migrations.size() == 1);
+        CHECK(h.hooks.migrations[0].why == scheduler::migration_cause::wakeup);
+    }
+}
+
+TEST_CASE("RT 2: without RT_WAKE_PREROUTE the FIFO 50 wakee queues behind FIFO 90 on its previous CPU") {
+    test::sched_harness h(cfs, {{"RT_WAKE_PREROUTE", false}}, unlimited_rt);
+    auto s = sleeper_behind(h, 0, 50, 90);
+    const auto w = h.wake(*s.p, 3, 2 * ms);
+    CHECK(!w.migrated);
+    CHECK(w.cpu == 0);
+    CHECK(!h.s->need_resched(0));
+    CHECK(h.rq(0).rt.rt_nr_running == 2); // waits although 7 CPUs are idle
+}
+
+TEST_CASE("RT 2: a FIFO 90 wakee whose previous CPU runs a movable FIFO 50 stays there and preempts") {
+    test::sched_harness h(cfs, {}, unlimited_rt);
+    auto s = sleeper_behind(h, 0, 90, 50, false);
+    const auto w = h.wake(*s.p, 3, 2 * ms);
+    CHECK(!w.migrated);
+    CHECK(w.cpu == 0);
+    CHECK(h.s->need_resched(0));
+}
+
+TEST_CASE("RT 2: a FIFO 90 wakee whose previous CPU runs a pinned FIFO 50 goes elsewhere") {
+    test::sched_harness h(cfs, {}, unlimited_rt);
+    auto s = sleeper_behind(h, 0, 90, 50, true); // curr cannot be pushed away: the wakee moves instead
+    const auto w = h.wake(*s.p, 3, 2 * ms);
+    CHECK(w.migrated);
+    CHECK(w.cpu == 3);
+    CHECK(!h.s->need_resched(0));
+}
+
+TEST_CASE("RT 7: idle and fair-busy CPUs are alike to find_lowest_rq and topology decides") {
+    // SMT machine: CPUs 0 and 4 are one core; 0, 1, 4, 5 share LLC 0; 2, 3, 6, 7 LLC 1.
+    test::sched_harness h(cfs, {}, unlimited_rt, test::smt_machine());
+    auto s = sleeper_behind(h, 0, 50, 90);
+    auto& f = h.add("fair", 4, 1 * ms);
+    CHECK(&h.schedule(4, 1 * ms) == &f);
+    const auto& cp = rt_of(*h.s).priorities();
+    CHECK(cp.level_of(4) == 0); // running a fair hog
+    CHECK(cp.level_of(2) == 0); // idle: the same level
+    // Woken from CPU 2 (the other LLC, idle): the SMT sibling of its previous CPU wins, fair hog and all.
+    const auto w = h.wake(*s.p, 2, 2 * ms);
+    CHECK(w.cpu == 4);
+    CHECK(h.s->need_resched(4)); // it preempts the fair task there
+}
+
+TEST_CASE("RT 7: the waker's CPU wins when it shares the nearest domain and without topology the first "
+          "lowest CPU") {
+    {
+        test::sched_harness h(cfs, {}, unlimited_rt, test::smt_machine());
+        auto s = sleeper_behind(h, 0, 50, 90);
+        const auto w = h.wake(*s.p, 5, 2 * ms); // CPU 5 shares LLC 0 with CPU 0
+        // The SMT domain {0, 4} does not hold the waker: CPU 4 (in it, idle) is nearer than the waker.
+        CHECK(w.cpu == 4);
+    }
+    {
+        test::sched_harness h(cfs, {}, unlimited_rt, test::smt_machine());
+        auto s = sleeper_behind(h, 0, 50, 90);
+        add_rt(h, "pin4", 4, 10, sched_policy::fifo, 1 * ms); // CPU 4 runs FIFO 10: not in the lowest level
+        h.schedule(4, 1 * ms);
+        const auto w = h.wake(*s.p, 5, 2 * ms);
+        CHECK(w.cpu == 5); // LLC domain: the waker's CPU is in its span
+    }
+    {
+        test::sched_harness h(cfs, {{"RT_TOPOLOGY_PREF", false}}, unlimited_rt, test::smt_machine());
+        auto s = sleeper_behind(h, 0, 50, 90);
+        const auto w = h.wake(*s.p, 6, 2 * ms);
+        CHECK(w.cpu == 1); // the first CPU of level 0, across no preference
+    }
 }
