@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/cli_runner.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -147,29 +149,7 @@ tbench_summary parse_tbench(const std::string& text) {
     return s;
 }
 
-// The warmsched binary, as test_cli runs it.
-struct cli_result {
-    int status = -1;
-    std::string out, err;
-};
-
-cli_result run_cli(const std::string& args) {
-    const fs::path err_file = fs::temp_directory_path() / ("warmsched-net-err-" + std::to_string(::getpid()));
-    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
-    cli_result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(err_file);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
-    return r;
-}
+using warmsched::test::run_cli;
 
 std::string usage_error_of(const std::string& line, const workloads::workload_params& p = {}) {
     try {
