@@ -93,6 +93,10 @@ const char* to_string(migration_cause c) {
         return "nohz balance";
     case migration_cause::active_balance:
         return "active balance";
+    case migration_cause::rt_push:
+        return "RT push";
+    case migration_cause::rt_pull:
+        return "RT pull";
     }
     return "?";
 }
@@ -235,6 +239,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         fair_of(*fair_).placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
         check_preempt_curr(rq, p, wake_flags);
+        if (p.is_rt()) rt_of(*rt_).task_woken(rq, p);
     }
     r.cpu = cpu;
     if (trace_) trace_->sched_wakeup(r.via_wake_list ? cpu : this_cpu, now, p, false); // ttwu_do_activate
@@ -333,6 +338,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         next.on_cpu = true;
         rq.curr = &next;
         next.cpu = cpu;
+        if (next.is_rt()) rt_of(*rt_).push_rt_tasks(rq); // the balance callback after picking RT
     }
     if (next.is_idle) {
         ++rq.stats.sched_goidle;

@@ -55,6 +55,8 @@ enum class migration_cause {
     newidle_balance,  // load_balance of a CPU about to go idle
     nohz_balance,     // load_balance on behalf of idle CPUs
     active_balance,   // the stopper pushed a running task
+    rt_push,          // push_rt_task: a queued RT task moved to a CPU running lower-priority work
+    rt_pull,          // pull_rt_task (not modelled yet)
 };
 const char* to_string(migration_cause c);
 

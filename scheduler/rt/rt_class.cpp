@@ -115,6 +115,51 @@ void rt_class::migrate_task_rq(task& p, unsigned) {
     p.se.exec_start = 0;
 }
 
+task* rt_class::pick_next_pushable(const runqueue& rq) const {
+    const unsigned ncpus = core_.num_cpus();
+    for (int prio = rq.rt.active.first_prio(); prio < MAX_RT_PRIO; ++prio)
+        for (task* p : rq.rt.active.list(prio))
+            if (p != rq.curr && allowed_up_to_two(*p, ncpus) > 1) return p;
+    return nullptr;
+}
+
+bool rt_class::push_rt_task(runqueue& rq) {
+    if (rq.rt.rt_nr_running < 2) return false; // not overloaded
+    task* next = pick_next_pushable(rq);
+    if (!next) return false;
+    if (next->prio() < rq.curr->prio()) { // it should run here: just reschedule
+        core_.resched_curr(rq);
+        return false;
+    }
+    // The CPU whose code pushes: rq's after a pick, the waker's in task_woken_rt.
+    const int calling = core_.calling_cpu();
+    runqueue& here = calling >= 0 ? core_.rq(static_cast<unsigned>(calling)) : rq;
+    constexpr int RT_MAX_TRIES = 3;
+    for (int tries = 0; tries < RT_MAX_TRIES; ++tries) {
+        const int target = placement_.find_lowest_rq(*next, here.cpu);
+        if (target < 0 || static_cast<unsigned>(target) == rq.cpu) return false;
+        if (core_.rq(static_cast<unsigned>(target)).rt.highest_prio_curr <= next->prio()) continue;
+        core_.detach_task(*next, static_cast<unsigned>(target), migration_cause::rt_push);
+        core_.attach_task(*next);
+        ++here.balance_migrations; // the pushing CPU's work, charged like a balancer move
+        return true;
+    }
+    return false;
+}
+
+void rt_class::push_rt_tasks(runqueue& rq) {
+    while (push_rt_task(rq)) {
+    }
+}
+
+void rt_class::task_woken(runqueue& rq, task& p) {
+    const task& curr = *rq.curr;
+    const unsigned ncpus = core_.num_cpus();
+    if (!p.on_cpu && !rq.need_resched && allowed_up_to_two(p, ncpus) > 1 && !curr.is_idle && curr.is_rt() &&
+        (allowed_up_to_two(curr, ncpus) < 2 || curr.prio() <= p.prio()))
+        push_rt_tasks(rq);
+}
+
 bool rt_class::balance(runqueue& rq, task*) {
     return has_runnable(rq); // pull_rt_task is not modelled yet
 }

@@ -9,8 +9,11 @@
 //
 // Wakeup and fork placement is select_task_rq_rt through cpupri and find_lowest_rq (rt_placement): a
 // wakee that would not preempt its previous CPU's RT task goes to a CPU running lower-priority work.
-// Not modelled yet: the overload mask and pushable lists, push/pull, RT_PUSH_IPI, the equal-priority
-// push-away preemption, priority inheritance, sched_setscheduler at run time, RT group scheduling.
+// After picking an RT task, and when a wakee queues behind an RT task, queued movable RT tasks are
+// pushed to CPUs running lower-priority work (push_rt_task). Not modelled yet: the rto mask and the
+// pushable plist as state (they are derived on demand from the priority array), pull_rt_task,
+// RT_PUSH_IPI, the equal-priority push-away preemption, priority inheritance, sched_setscheduler at run time,
+// RT group scheduling.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -48,6 +51,12 @@ public:
     rt_bandwidth& bandwidth() { return bw_; }
     const cpupri& priorities() const { return cpupri_; }
     rt_placement& placement() { return placement_; }
+
+    // push_rt_tasks: while rq has a queued, movable RT task (the highest pushable) that another CPU runs
+    // only lower-priority work for, move it there (push_rt_task, up to RT_MAX_TRIES searches each).
+    void push_rt_tasks(runqueue& rq);
+    // task_woken_rt: p was woken onto rq behind an RT task it does not preempt (or a pinned one): push.
+    void task_woken(runqueue& rq, task& p);
     // SCHED_RR's timeslice in ticks (msecs_to_jiffies(sched_rr_timeslice_ms)).
     unsigned rr_timeslice_ticks() const;
 
@@ -55,6 +64,9 @@ private:
     // update_curr_rt: charges rq's current RT task the time since it last was, and the CPU's RT bandwidth.
     void update_curr(runqueue& rq);
     void update_highest_prio(runqueue& rq);
+    bool push_rt_task(runqueue& rq);
+    // The highest-priority queued task that is not running and may run elsewhere (pushable_tasks' head).
+    task* pick_next_pushable(const runqueue& rq) const;
 
     scheduler& core_;
     const rt_tunables& tun_;

@@ -2,8 +2,8 @@
 // reference/scheduler/05-rt.md: the single decisions (preemption, FIFO without a timeslice, RR's 100 ms
 // slices, equal priorities, yield) drive the scheduler directly (sched_harness) at HZ = 250; throttling's
 // 950 ms of 1 s runs on the simulated kernel (kernel_rig) as well; items 2 and 7 (wakeup pre-routing
-// through cpupri and find_lowest_rq) on the flat and SMT machines. Items 1 (the push of the preempted
-// task) and 5 need push/pull, not modelled yet.
+// through cpupri and find_lowest_rq) on the flat and SMT machines, item 1's push of the preempted
+// task. Item 5 needs pull_rt_task, not modelled yet.
 #include "platforms/config/config_node.h"
 #include "platforms/config/config_reader.h"
 #include "scheduler/rt/rt_class.h"
@@ -328,6 +328,51 @@ TEST_CASE(
     CHECK(errors.lines()[0].find("must not exceed sched_rt_period_us (1000000)") != std::string::npos);
 }
 
+TEST_CASE("RT 1: the preempted FIFO 50 task is then pushed to a CPU running only fair tasks") {
+    for (const auto k : {cfs, eevdf}) {
+        test::sched_harness h(k, {}, unlimited_rt);
+        auto& hi = add_rt(h, "fifo90", 0, 90); // pinned to CPU 0
+        CHECK(&h.schedule(0, 0) == &hi);
+        h.block(0, 1 * ms);
+        auto& lo = add_rt(h, "fifo50", 0, 50, sched_policy::fifo, 1 * ms, false); // may run anywhere
+        CHECK(&h.schedule(0, 1 * ms) == &lo);
+        std::vector<scheduler::task*> fair;
+        for (unsigned c = 1; c < 8; ++c) { // every other CPU runs a fair hog
+            fair.push_back(&h.add("fair" + std::to_string(c), c, 1 * ms));
+            h.schedule(c, 1 * ms);
+        }
+        h.hooks.kicks.clear();
+        h.wake(hi, 0, 2 * ms);
+        CHECK(h.s->need_resched(0));
+        CHECK(&h.schedule(0, 2 * ms) == &hi); // preempts at once ...
+        // ... and the balance callback pushes lo to a fair-only CPU, which it preempts there.
+        REQUIRE(h.hooks.migrations.size() == 1);
+        const auto& m = h.hooks.migrations[0];
+        CHECK(m.why == scheduler::migration_cause::rt_push);
+        CHECK(m.from == 0);
+        CHECK(m.to == 1); // level 0 everywhere: the LLC domain's next CPU after the last one handed out
+        CHECK(lo.cpu == 1);
+        CHECK(h.s->need_resched(1));
+        CHECK(&h.schedule(1, 2 * ms) == &lo);
+        CHECK(h.rq(0).rt.rt_nr_running == 1);
+        CHECK(h.rq(1).rt.highest_prio_curr == lo.prio());
+        CHECK(rt_of(*h.s).priorities().level_of(1) == 50);
+    }
+}
+
+TEST_CASE("RT 1: a pinned preempted FIFO 50 task is not pushed and waits") {
+    test::sched_harness h(cfs, {}, unlimited_rt);
+    auto& hi = add_rt(h, "fifo90", 0, 90);
+    CHECK(&h.schedule(0, 0) == &hi);
+    h.block(0, 1 * ms);
+    auto& lo = add_rt(h, "fifo50", 0, 50, sched_policy::fifo, 1 * ms, true);
+    CHECK(&h.schedule(0, 1 * ms) == &lo);
+    h.wake(hi, 0, 2 * ms);
+    CHECK(&h.schedule(0, 2 * ms) == &hi);
+    CHECK(h.hooks.migrations.empty());
+    CHECK(h.rq(0).rt.rt_nr_running == 2);
+}
+
 // ---- 2 and 7. Wakeup pre-routing through cpupri and find_lowest_rq. ------------------------------
 
 namespace {
@@ -367,14 +412,18 @@ TEST_CASE("RT 2: a FIFO 50 task woken whose previous CPU runs FIFO 90 is placed 
     }
 }
 
-TEST_CASE("RT 2: without RT_WAKE_PREROUTE the FIFO 50 wakee queues behind FIFO 90 on its previous CPU") {
+TEST_CASE("RT 2: without RT_WAKE_PREROUTE the FIFO 50 wakee is queued behind FIFO 90 and then pushed") {
     test::sched_harness h(cfs, {{"RT_WAKE_PREROUTE", false}}, unlimited_rt);
     auto s = sleeper_behind(h, 0, 50, 90);
     const auto w = h.wake(*s.p, 3, 2 * ms);
-    CHECK(!w.migrated);
+    CHECK(!w.migrated); // placement kept CPU 0 ...
     CHECK(w.cpu == 0);
     CHECK(!h.s->need_resched(0));
-    CHECK(h.rq(0).rt.rt_nr_running == 2); // waits although 7 CPUs are idle
+    // ... and task_woken_rt pushed it from there: an enqueue, a dequeue and a second enqueue.
+    REQUIRE(h.hooks.migrations.size() == 1);
+    CHECK(h.hooks.migrations[0].why == scheduler::migration_cause::rt_push);
+    CHECK(s.p->cpu == 3);
+    CHECK(h.rq(0).rt.rt_nr_running == 1);
 }
 
 TEST_CASE("RT 2: a FIFO 90 wakee whose previous CPU runs a movable FIFO 50 stays there and preempts") {
