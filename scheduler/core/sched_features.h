@@ -43,6 +43,8 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")      \
     X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")    \
     X(RT_RUNTIME_SHARE, off, off, "a throttling CPU borrows unused RT runtime from the other CPUs")          \
+    X(RT_PUSH_IPI, on, on,                                                                                   \
+      "a CPU whose RT priority drops sends an IPI to the overloaded CPUs, which push, instead of pulling")   \
     X(RT_WAKE_PREROUTE, on, on,                                                                              \
       "model flag: a woken RT task that would not preempt its CPU's RT task goes to find_lowest_rq's CPU "   \
       "(off: it queues on its previous CPU, as before RT wakeup balancing in v2.6.25)")                      \

@@ -160,8 +160,54 @@ void rt_class::task_woken(runqueue& rq, task& p) {
         push_rt_tasks(rq);
 }
 
-bool rt_class::balance(runqueue& rq, task*) {
-    return has_runnable(rq); // pull_rt_task is not modelled yet
+bool rt_class::overloaded(const runqueue& rq) const {
+    return rq.rt.rt_nr_running >= 2 && pick_next_pushable(rq) != nullptr;
+}
+
+void rt_class::pull_rt_task(runqueue& this_rq) {
+    const unsigned ncpus = core_.num_cpus();
+    if (ncpus < 2) return;
+    const unsigned this_cpu = this_rq.cpu;
+    if (core_.config().features[feature::RT_PUSH_IPI]) {
+        // tell_cpu_to_push: the IPI chain visits each overloaded CPU, which pushes its own tasks.
+        for (unsigned c = 0; c < ncpus; ++c) {
+            runqueue& src = core_.rq(c);
+            if (c == this_cpu || !overloaded(src)) continue;
+            core_.send_ipi(c);
+            core_.set_calling_cpu(c);
+            push_rt_tasks(src);
+        }
+        core_.set_calling_cpu(this_cpu);
+        return;
+    }
+    bool resched = false;
+    for (unsigned c = 0; c < ncpus; ++c) {
+        runqueue& src = core_.rq(c);
+        if (c == this_cpu || !overloaded(src)) continue;
+        const task* next = pick_next_pushable(src);
+        if (!next || next->prio() >= this_rq.rt.highest_prio_curr) continue; // src.highest_prio.next
+        // pick_highest_pushable_task(src, this_cpu): the best waiting task allowed here.
+        task* p = nullptr;
+        for (int prio = src.rt.active.first_prio(); prio < MAX_RT_PRIO && !p; ++prio)
+            for (task* t : src.rt.active.list(prio))
+                if (t != src.curr && t->allowed_on(this_cpu) && allowed_up_to_two(*t, ncpus) > 1) {
+                    p = t;
+                    break;
+                }
+        if (!p || p->prio() >= this_rq.rt.highest_prio_curr) continue;
+        if (p->prio() < src.curr->prio()) continue; // it will preempt src's curr: leave it
+        core_.detach_task(*p, this_cpu, migration_cause::rt_pull);
+        core_.attach_task(*p);
+        ++this_rq.balance_migrations;
+        resched = true;
+    }
+    if (resched) core_.resched_curr(this_rq);
+}
+
+bool rt_class::balance(runqueue& rq, task* prev) {
+    // need_pull_rt_task: prev left the queue and nothing queued here is as urgent.
+    if (prev && prev->is_rt() && !prev->rt_on_rq && rq.rt.highest_prio_curr > prev->prio()) pull_rt_task(rq);
+    return has_runnable(rq);
 }
 
 } // namespace warmsched::scheduler

@@ -10,10 +10,12 @@
 // Wakeup and fork placement is select_task_rq_rt through cpupri and find_lowest_rq (rt_placement): a
 // wakee that would not preempt its previous CPU's RT task goes to a CPU running lower-priority work.
 // After picking an RT task, and when a wakee queues behind an RT task, queued movable RT tasks are
-// pushed to CPUs running lower-priority work (push_rt_task). Not modelled yet: the rto mask and the
-// pushable plist as state (they are derived on demand from the priority array), pull_rt_task,
-// RT_PUSH_IPI, the equal-priority push-away preemption, priority inheritance, sched_setscheduler at run time,
-// RT group scheduling.
+// pushed to CPUs running lower-priority work (push_rt_task); a CPU whose RT priority drops pulls
+// (pull_rt_task), or with RT_PUSH_IPI (the default) sends an IPI to each overloaded CPU, which pushes.
+// Modelled differently: the rto mask and the pushable plist are derived on demand from the priority
+// arrays, and the IPI chain's pushes happen at once, one CPU after the other, not when each IPI lands.
+// Not modelled yet: the equal-priority push-away preemption, priority inheritance, sched_setscheduler at run
+// time, RT group scheduling.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -57,6 +59,9 @@ public:
     void push_rt_tasks(runqueue& rq);
     // task_woken_rt: p was woken onto rq behind an RT task it does not preempt (or a pinned one): push.
     void task_woken(runqueue& rq, task& p);
+    // pull_rt_task: rq's priority is about to drop; take waiting RT tasks from overloaded CPUs (or, with
+    // RT_PUSH_IPI, have those CPUs push to it).
+    void pull_rt_task(runqueue& rq);
     // SCHED_RR's timeslice in ticks (msecs_to_jiffies(sched_rr_timeslice_ms)).
     unsigned rr_timeslice_ticks() const;
 
@@ -67,6 +72,8 @@ private:
     bool push_rt_task(runqueue& rq);
     // The highest-priority queued task that is not running and may run elsewhere (pushable_tasks' head).
     task* pick_next_pushable(const runqueue& rq) const;
+    // The rto mask's test: more than one RT task queued and one of them pushable.
+    bool overloaded(const runqueue& rq) const;
 
     scheduler& core_;
     const rt_tunables& tun_;

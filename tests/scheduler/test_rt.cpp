@@ -3,7 +3,7 @@
 // slices, equal priorities, yield) drive the scheduler directly (sched_harness) at HZ = 250; throttling's
 // 950 ms of 1 s runs on the simulated kernel (kernel_rig) as well; items 2 and 7 (wakeup pre-routing
 // through cpupri and find_lowest_rq) on the flat and SMT machines, item 1's push of the preempted
-// task. Item 5 needs pull_rt_task, not modelled yet.
+// task, and item 5's pull (with and without RT_PUSH_IPI).
 #include "platforms/config/config_node.h"
 #include "platforms/config/config_reader.h"
 #include "scheduler/rt/rt_class.h"
@@ -12,6 +12,8 @@
 #include "support/sched_harness.h"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 using namespace warmsched;
 using scheduler::kernel_version;
@@ -371,6 +373,56 @@ TEST_CASE("RT 1: a pinned preempted FIFO 50 task is not pushed and waits") {
     CHECK(&h.schedule(0, 2 * ms) == &hi);
     CHECK(h.hooks.migrations.empty());
     CHECK(h.rq(0).rt.rt_nr_running == 2);
+}
+
+// ---- 5. Pull when a CPU's priority drops. ---------------------------------------------------------
+
+namespace {
+void check_pull(bool push_ipi) {
+    test::sched_harness h(cfs, {{"RT_PUSH_IPI", push_ipi}}, unlimited_rt);
+    // A 2-CPU box: every task may run on CPUs 0 and 1 only.
+    const auto two_cpus = [&](scheduler::task& t) {
+        t.allowed.assign(8, false);
+        t.allowed[0] = t.allowed[1] = true;
+    };
+    auto make = [&](const std::string& comm, unsigned cpu, int prio) -> scheduler::task& {
+        scheduler::task& t = h.make(comm, cpu, 0, sched_policy::fifo, true);
+        t.rt_priority = prio;
+        two_cpus(t);
+        h.s->add_initial_task(t, cpu, 0);
+        return t;
+    };
+    auto& t30 = make("fifo30", 0, 30);
+    auto& t10 = make("fifo10", 0, 10);
+    auto& t20 = make("fifo20", 1, 20);
+    CHECK(&h.schedule(0, 0) == &t30);
+    CHECK(&h.schedule(1, 0) == &t20);
+    h.ticks(0, 0, 100 * ms);
+    CHECK(h.rq(0).rt.rt_nr_running == 2); // 30 and 20 run; 10 waits (no CPU runs lower-priority work)
+    CHECK(t10.stats.pcount == 0);
+    CHECK(h.hooks.migrations.empty());
+    h.hooks.kicks.clear();
+    CHECK(&h.block(1, 100 * ms) == &t10); // CPU 1 drops priority: 10 moves over at once
+    REQUIRE(h.hooks.migrations.size() == 1);
+    CHECK(h.hooks.migrations[0].from == 0);
+    CHECK(h.hooks.migrations[0].to == 1);
+    CHECK(h.hooks.migrations[0].why ==
+          (push_ipi ? scheduler::migration_cause::rt_push : scheduler::migration_cause::rt_pull));
+    // With RT_PUSH_IPI, CPU 1 sent CPU 0 an IPI to push; without, it pulled itself.
+    CHECK((std::find(h.hooks.kicks.begin(), h.hooks.kicks.end(), 0u) != h.hooks.kicks.end()) == push_ipi);
+    CHECK(h.curr(0) == &t30);
+    CHECK(h.rq(0).rt.rt_nr_running == 1);
+}
+} // namespace
+
+TEST_CASE(
+    "RT 5: FIFO 10 20 30 on two CPUs: 10 waits and moves as soon as a CPU drops priority (RT_PUSH_IPI)") {
+    check_pull(true);
+}
+
+TEST_CASE(
+    "RT 5: FIFO 10 20 30 on two CPUs: 10 waits and is pulled as soon as a CPU drops priority (no IPI)") {
+    check_pull(false);
 }
 
 // ---- 2 and 7. Wakeup pre-routing through cpupri and find_lowest_rq. ------------------------------
