@@ -65,8 +65,19 @@ void rt_class::yield_task(runqueue& rq) {
 }
 
 void rt_class::check_preempt_curr(runqueue& rq, task& p, unsigned) {
-    if (p.prio() < rq.curr->prio()) core_.resched_curr(rq);
-    // Equal priorities never preempt here: the push-away case needs cpupri (not modelled yet).
+    task& curr = *rq.curr;
+    if (p.prio() < curr.prio()) {
+        core_.resched_curr(rq);
+        return;
+    }
+    if (p.prio() != curr.prio() || rq.need_resched) return;
+    // check_preempt_equal_prio: only if curr could go elsewhere and p could not, p goes to the head of
+    // its list and the CPU reschedules, so that the push after the pick moves curr away.
+    const unsigned ncpus = core_.num_cpus();
+    if (allowed_up_to_two(curr, ncpus) < 2 || cpupri_.find(curr).empty()) return;
+    if (allowed_up_to_two(p, ncpus) > 1 && !cpupri_.find(p).empty()) return;
+    rq.rt.active.requeue(p, true);
+    core_.resched_curr(rq);
 }
 
 task* rt_class::pick_next_task(runqueue& rq, task*) {

@@ -14,7 +14,8 @@
 // (pull_rt_task), or with RT_PUSH_IPI (the default) sends an IPI to each overloaded CPU, which pushes.
 // Modelled differently: the rto mask and the pushable plist are derived on demand from the priority
 // arrays, and the IPI chain's pushes happen at once, one CPU after the other, not when each IPI lands.
-// Not modelled yet: the equal-priority push-away preemption, priority inheritance, sched_setscheduler at run
+// An equal-priority wakee preempts only when it is pinned (or has nowhere to go) and curr can be pushed
+// away (check_preempt_equal_prio). Not modelled yet: priority inheritance, sched_setscheduler at run
 // time, RT group scheduling.
 #pragma once
 

@@ -192,6 +192,32 @@ TEST_CASE("RT 6: an equal-priority wakee does not preempt the current RT task") 
     CHECK(&h.block(0, 501 * ms) == &a);
 }
 
+TEST_CASE("RT 6: a pinned equal-priority wakee preempts a movable curr which is then pushed away") {
+    test::sched_harness h(cfs, {}, unlimited_rt);
+    auto& pinned = add_rt(h, "pinned", 0, 50); // pinned to CPU 0
+    CHECK(&h.schedule(0, 0) == &pinned);
+    h.block(0, 1 * ms);
+    auto& movable = add_rt(h, "movable", 0, 50, sched_policy::fifo, 1 * ms, false);
+    CHECK(&h.schedule(0, 1 * ms) == &movable);
+    h.wake(pinned, 0, 2 * ms);
+    CHECK(h.s->need_resched(0)); // requeued at the head, so the pick takes it
+    CHECK(&h.schedule(0, 2 * ms) == &pinned);
+    REQUIRE(h.hooks.migrations.size() == 1); // and the push moves the former curr to an idle CPU
+    CHECK(h.hooks.migrations[0].why == scheduler::migration_cause::rt_push);
+    CHECK(movable.cpu != 0);
+    CHECK(h.rq(movable.cpu).rt.rt_nr_running == 1);
+}
+
+TEST_CASE("RT 6: a movable equal-priority wakee does not preempt a movable curr") {
+    test::sched_harness h(cfs, {}, unlimited_rt);
+    auto& a = add_rt(h, "a", 0, 50, sched_policy::fifo, 0, false);
+    CHECK(&h.schedule(0, 0) == &a);
+    auto& b = add_rt(h, "b", 0, 50, sched_policy::fifo, 1 * ms, false);
+    CHECK(!h.s->need_resched(0));
+    CHECK(h.curr(0) == &a);
+    (void)b;
+}
+
 TEST_CASE("RT sched_yield puts a FIFO task behind its equal-priority peers and a lone one keeps running") {
     test::sched_harness h(cfs, {}, unlimited_rt);
     auto& a = add_rt(h, "a", 0, 50);
