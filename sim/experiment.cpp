@@ -54,6 +54,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     if (!platform_node || !platform_node->is_map())
         r.error("platform", "expected a shipped platform name or a platform file path");
     e.seed = static_cast<std::uint64_t>(r.integer("seed", 1, 0, (1ll << 62)));
+    e.repeat = static_cast<unsigned>(r.integer("repeat", 1, 1, 10000));
     e.quantum_ps = static_cast<std::uint64_t>(r.time_ps("quantum", 1e6));
     if (e.quantum_ps < 1000) r.error("quantum", "the quantum must be at least 1ns");
     r.text("description", "");

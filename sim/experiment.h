@@ -20,6 +20,7 @@ struct experiment {
     std::string source; // file it was read from
     platform::platform_params platform;
     std::uint64_t seed = 1;
+    unsigned repeat = 1; // seeds seed..seed+repeat-1, each into DIR/seed-<s>/ (repeated_runs.h)
     std::uint64_t quantum_ps = 1'000'000;
     unsigned set_sampling = 1;
     unsigned fast_forward = 1; // settled compute simulates 1 in N of its accesses (1: all)

@@ -4,8 +4,10 @@
 #include "platforms/config/config_error.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
+#include "sim/compare/compare_table.h"
 #include "sim/experiment.h"
 #include "sim/probe_suite.h"
+#include "sim/repeated_runs.h"
 #include "sim/topology_report.h"
 #include "workloads/cli/option_parser.h"
 
@@ -195,6 +197,16 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--trace-window", run_trace_window,
                     "Trace only START:END (simulated seconds, e.g. 0.01:0.02); implies --trace");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
+    std::optional<unsigned> run_repeat;
+    run->add_option("--repeat", run_repeat,
+                    "Run N times with seeds seed..seed+N-1, each into DIR/seed-<s>/ (= -p repeat=N)")
+        ->check(CLI::Range(1u, 10000u));
+
+    std::vector<std::string> compare_dirs;
+    auto* compare = app.add_subcommand(
+        "compare", "Compare results directories (or --repeat directories of seed-*/ runs): an mmtests-style "
+                   "table of the workloads' metrics and key counters, Amean (Stddev) over seeds");
+    compare->add_option("dirs", compare_dirs, "Results directories; the first is the baseline")->required();
 
     try {
         app.parse(argc, argv);
@@ -210,6 +222,7 @@ int sc_main(int argc_all, char* argv_all[]) {
             return 0;
         }
         if (*probe) return run_probe(pc);
+        if (*compare) return sim::print_comparison(std::cout, compare_dirs);
         if (*run) {
             if (experiment_file.empty())
                 experiment_file = platform::configs_dir() + "/experiments/default.yaml";
@@ -229,6 +242,7 @@ int sc_main(int argc_all, char* argv_all[]) {
                 o.push_back("kernel.sysctl." + s);
             }
             if (run_seed) o.push_back("seed=" + std::to_string(*run_seed));
+            if (run_repeat) o.push_back("repeat=" + std::to_string(*run_repeat));
             if (run_trace || !run_trace_window.empty()) o.push_back("trace.enabled=true");
             if (!run_trace_window.empty()) {
                 const auto w = sim::parse_trace_window(run_trace_window, "--trace-window");
@@ -237,7 +251,10 @@ int sc_main(int argc_all, char* argv_all[]) {
             }
             o.insert(o.end(), run_overrides.begin(), run_overrides.end());
             sim::experiment e = sim::read_experiment(experiment_file, o, command);
-            return sim::run_experiment(e, out_dir.empty() ? sim::default_results_dir() : out_dir, std::cout);
+            const std::string dir = out_dir.empty() ? sim::default_results_dir() : out_dir;
+            if (e.repeat > 1)
+                return sim::run_repeated(experiment_file, o, command, e.seed, e.repeat, dir, std::cout);
+            return sim::run_experiment(e, dir, std::cout);
         }
     } catch (const config::config_error& e) {
         for (const auto& line : e.lines()) std::cerr << "error: " << line << "\n";

@@ -1,0 +1,122 @@
+// The comparison table; see compare_table.h.
+#include "sim/compare/compare_table.h"
+
+#include "sim/compare/run_metrics.h"
+#include "sim/compare/sample_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace warmsched::sim {
+
+namespace {
+
+struct column {
+    std::string name;
+    std::map<std::string, std::vector<double>> samples; // metric -> one value per run
+};
+
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::string pad(const std::string& s, std::size_t w) {
+    return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
+
+std::string percent(double base, double v) {
+    if (base == 0) return "(    n/a)";
+    return "(" + fmt("%8.2f", 100 * (v - base) / std::fabs(base)) + "%)";
+}
+
+} // namespace
+
+std::string percent_cell(double base_mean, double mean, double p_value) {
+    std::string cell = percent(base_mean, mean);
+    if (base_mean != 0 && !std::isnan(p_value) && p_value < 0.05) {
+        cell.front() = '*';
+        cell.back() = '*';
+    }
+    return cell;
+}
+
+int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
+    std::vector<column> cols;
+    std::vector<std::string> order; // metrics in first-seen order
+    for (const auto& d : dirs) {
+        column c;
+        c.name = fs::path(d).lexically_normal().filename().string();
+        if (c.name.empty()) c.name = fs::path(d).lexically_normal().parent_path().filename().string();
+        for (const auto& run : runs_of(d))
+            for (const auto& [metric, v] : read_run_metrics(run)) {
+                if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
+                c.samples[metric].push_back(v);
+            }
+        cols.push_back(std::move(c));
+    }
+    std::size_t label = 0;
+    for (const auto& m : order) label = std::max(label, m.size());
+    label += 10; // the statistic's name ("CoeffVar  ")
+    const std::size_t width = 37;
+    out << std::string(label, ' ');
+    for (const auto& c : cols) out << "  " << pad(c.name, width);
+    out << "\n";
+    auto row = [&](const char* stat, const std::string& metric, auto cell) {
+        std::string l = std::string(stat) + std::string(10 - std::string(stat).size(), ' ') + metric;
+        out << l << std::string(label - l.size(), ' ');
+        for (std::size_t i = 0; i < cols.size(); ++i) out << "  " << pad(cell(i), width);
+        out << "\n";
+    };
+    auto values = [&](std::size_t i, const std::string& m) -> const std::vector<double>& {
+        static const std::vector<double> none;
+        const auto it = cols[i].samples.find(m);
+        return it == cols[i].samples.end() ? none : it->second;
+    };
+    // Amean (Stddev), change against the first column, * when Welch's t-test gives p < 0.05.
+    for (const auto& m : order)
+        row("Amean", m, [&](std::size_t i) {
+            const auto& v = values(i, m);
+            if (v.empty()) return std::string("-");
+            const sample_summary s = summarize(v);
+            std::string cell = fmt("%12.6g", s.amean) + " (" + fmt("%10.4g", s.stddev) + ")";
+            const auto& base = values(0, m);
+            if (i > 0 && !base.empty())
+                cell += " " + percent_cell(summarize(base).amean, s.amean, welch_p_value(base, v));
+            return cell;
+        });
+    // mmtests' other rows: the statistic, then its change against the first column in brackets.
+    const std::pair<const char*, double sample_summary::*> others[] = {
+        {"Min", &sample_summary::min},
+        {"Hmean", &sample_summary::hmean},
+        {"Stddev", &sample_summary::stddev},
+        {"CoeffVar", &sample_summary::coeffvar},
+        {"Max", &sample_summary::max}};
+    for (const auto& [stat, field] : others) {
+        out << "\n";
+        for (const auto& m : order)
+            row(stat, m, [&, field = field](std::size_t i) {
+                const auto& v = values(i, m);
+                if (v.empty()) return std::string("-");
+                const auto& base = values(0, m);
+                const double x = summarize(v).*field;
+                return fmt("%12.6g", x) + " " + percent(base.empty() ? 0 : summarize(base).*field, x);
+            });
+    }
+    out << "\nruns:";
+    for (const auto& c : cols) {
+        std::size_t n = 0;
+        for (const auto& [m, v] : c.samples) n = std::max(n, v.size());
+        out << " " << c.name << "=" << n;
+    }
+    out << " (Amean (Stddev) over seeds; * : Welch's t-test p < 0.05 against the first column)\n";
+    return 0;
+}
+
+} // namespace warmsched::sim

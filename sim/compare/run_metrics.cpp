@@ -1,0 +1,122 @@
+// Reading a run's metrics for `warmsched compare`; see run_metrics.h.
+#include "sim/compare/run_metrics.h"
+
+#include "platforms/config/config_error.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace warmsched::sim {
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+[[noreturn]] void fail(const std::string& dir, const std::string& why) {
+    throw config::config_error(std::vector<std::string>{"compare: " + dir + ": " + why});
+}
+
+double value_of(const run_metrics& m, const std::string& name) {
+    for (const auto& [k, v] : m)
+        if (k == name) return v;
+    return 0;
+}
+
+} // namespace
+
+run_metrics parse_report_metrics(const std::string& text) {
+    struct pattern {
+        const char* name;
+        std::regex re;
+    };
+    static const std::vector<pattern> patterns = {
+        {"hackbench Time (s)", std::regex(R"(^Time: ([0-9.]+)\s*$)")},
+        {"perf-bench Total time (s)", std::regex(R"(^\s*Total time: ([0-9.]+) \[sec\]\s*$)")},
+        {"netperf Trans/s", std::regex(R"(^\d+\s+\d+\s+\d+\s+\d+\s+[0-9.]+\s+([0-9.]+)\s*$)")},
+        {"schbench average rps", std::regex(R"(^average rps: ([0-9.]+)\s*$)")},
+        {"tbench Throughput MB/s", std::regex(R"(^Throughput ([0-9.e+]+) MB/sec\b.*$)")},
+    };
+    run_metrics out;
+    std::map<std::string, int> seen;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        for (const auto& p : patterns) {
+            std::smatch m;
+            if (!std::regex_match(line, m, p.re)) continue;
+            const int k = ++seen[p.name];
+            out.emplace_back(k == 1 ? std::string(p.name) : std::string(p.name) + " #" + std::to_string(k),
+                             std::stod(m[1].str()));
+            break;
+        }
+    }
+    return out;
+}
+
+run_metrics parse_stats_json(const std::string& json) {
+    static const std::regex member(R"re("([^"]+)": \{"value": ([-+0-9.eEinfa]+))re");
+    run_metrics out;
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), member); it != std::sregex_iterator(); ++it)
+        out.emplace_back((*it)[1].str(), std::stod((*it)[2].str()));
+    return out;
+}
+
+run_metrics read_run_metrics(const std::string& dir) {
+    if (!fs::exists(fs::path(dir) / "stats.json")) fail(dir, "no stats.json");
+    const run_metrics stats = parse_stats_json(slurp(fs::path(dir) / "stats.json"));
+    run_metrics out = parse_report_metrics(slurp(fs::path(dir) / "report.txt"));
+    out.emplace_back("migrations", value_of(stats, "kernel.migrations"));
+    out.emplace_back("context switches", value_of(stats, "kernel.contextSwitches"));
+    // Of the accesses that missed the private caches, the share another L3 (same or other socket) served.
+    double other = 0, beyond_l2 = 0;
+    static const std::regex cpu_access(R"(^system\.cpu\d+\.accesses::(\w+)$)");
+    for (const auto& [name, v] : stats) {
+        std::smatch m;
+        if (!std::regex_match(name, m, cpu_access)) continue;
+        const std::string src = m[1].str();
+        if (src == "remote_llc" || src == "remote_socket") other += v;
+        if (src != "l1" && src != "l2" && src != "total") beyond_l2 += v;
+    }
+    out.emplace_back("other-L3 share (%)", beyond_l2 > 0 ? 100 * other / beyond_l2 : 0);
+    double gained = 0;
+    for (const char* idle : {"idle", "busy", "newidle"}) {
+        const double g = value_of(stats, std::string("kernel.lbGained::") + idle);
+        gained += g;
+        out.emplace_back(std::string("lb gained ") + idle, g);
+    }
+    out.emplace_back("lb gained", gained);
+    return out;
+}
+
+std::vector<std::string> runs_of(const std::string& dir) {
+    if (!fs::is_directory(dir)) fail(dir, "not a directory");
+    std::vector<std::pair<unsigned long long, std::string>> seeds;
+    static const std::regex seed_dir(R"(seed-(\d+))");
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        std::smatch m;
+        const std::string name = entry.path().filename().string();
+        if (entry.is_directory() && std::regex_match(name, m, seed_dir))
+            seeds.emplace_back(std::stoull(m[1].str()), entry.path().string());
+    }
+    std::sort(seeds.begin(), seeds.end());
+    std::vector<std::string> out;
+    for (const auto& s : seeds) out.push_back(s.second);
+    if (out.empty()) {
+        if (!fs::exists(fs::path(dir) / "stats.json"))
+            fail(dir, "neither a results directory (stats.json) nor a --repeat directory (seed-*/)");
+        out.push_back(dir);
+    }
+    return out;
+}
+
+} // namespace warmsched::sim

@@ -1,0 +1,129 @@
+// `warmsched run --repeat N` and `warmsched compare`: the statistics (Welch's t-test against hand-computed
+// p-values) and, end to end, that the table's Amean and percentage come from the per-seed numbers read
+// independently from each run's report.txt and stats.json.
+#include <catch2/catch.hpp>
+
+#include "sim/compare/compare_table.h"
+#include "sim/compare/sample_stats.h"
+#include "support/cli_runner.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using warmsched::sim::percent_cell;
+using warmsched::sim::summarize;
+using warmsched::sim::welch_p_value;
+
+TEST_CASE("summary statistics and Welch's t-test match hand-computed values") {
+    const auto s = summarize({10, 11, 12, 13});
+    CHECK(s.amean == Approx(11.5));
+    CHECK(s.stddev == Approx(std::sqrt(5.0 / 3.0))); // sample stddev, divisor n-1
+    CHECK(s.coeffvar == Approx(100 * std::sqrt(5.0 / 3.0) / 11.5));
+    CHECK(s.hmean == Approx(4 / (1 / 10.0 + 1 / 11.0 + 1 / 12.0 + 1 / 13.0)));
+    CHECK(s.min == 10);
+    CHECK(s.max == 13);
+    // t = 3.674, df = 4: p = 0.02131 (integrated by hand from the t density): significant.
+    const double p1 = welch_p_value({1, 2, 3}, {4, 5, 6});
+    CHECK(p1 == Approx(0.021312).epsilon(1e-4));
+    CHECK(percent_cell(2, 5, p1) == "*  150.00%*");
+    // t = 1.225, df = 4: p = 0.2879: not significant.
+    const double p2 = welch_p_value({1, 2, 3}, {2, 3, 4});
+    CHECK(p2 == Approx(0.287864).epsilon(1e-4));
+    CHECK(percent_cell(2, 3, p2) == "(   50.00%)");
+    // Unequal variances and sizes: Welch's df = 3.2347 (not the pooled 5), t = 1.890, p = 0.14847.
+    CHECK(welch_p_value({10, 11, 12, 13}, {12, 14, 16}) == Approx(0.148471).epsilon(1e-4));
+    // Not computable: one sample, or no spread at all.
+    CHECK(std::isnan(welch_p_value({1}, {2, 3})));
+    CHECK(std::isnan(welch_p_value({1, 1}, {2, 2})));
+    CHECK(percent_cell(2, 2, welch_p_value({1, 1}, {2, 2})) == "(    0.00%)");
+}
+
+namespace {
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Per-seed values read straight from the files: hackbench's "Time:" and stats.json's kernel.migrations.
+std::vector<double> seed_values(const fs::path& dir, bool time) {
+    std::vector<double> v;
+    for (int seed = 1; seed <= 3; ++seed) {
+        const fs::path run = dir / ("seed-" + std::to_string(seed));
+        std::smatch m;
+        const std::string text = slurp(run / (time ? "report.txt" : "stats.json"));
+        const std::regex re(time ? R"((?:^|\n)Time: ([0-9.]+)\n)"
+                                 : R"re("kernel\.migrations": \{"value": (\d+))re");
+        REQUIRE(std::regex_search(text, m, re));
+        v.push_back(std::stod(m[1].str()));
+    }
+    return v;
+}
+
+double mean(const std::vector<double>& v) {
+    return (v[0] + v[1] + v[2]) / 3;
+}
+} // namespace
+
+TEST_CASE("compare of two repeated runs prints their per-seed means and the change") {
+    const fs::path root = fs::temp_directory_path() / "warmsched-compare";
+    fs::remove_all(root);
+    for (const char* kernel : {"cfs", "eevdf"}) {
+        const auto r = warmsched::test::run_cli("run --platform zen3-5950x --kernel " + std::string(kernel) +
+                                                " --repeat 3 --out " + (root / kernel).string() +
+                                                " -- hackbench -p -g 2 -l 10");
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        // Each seed's usual output, after its marker line.
+        const std::regex marker(R"((?:^|\n)=== seed (\d) ===\n)");
+        std::vector<std::string> seeds;
+        for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), marker); it != std::sregex_iterator();
+             ++it)
+            seeds.push_back((*it)[1].str());
+        CHECK(seeds == std::vector<std::string>{"1", "2", "3"});
+        CHECK(std::regex_search(r.out, std::regex(R"(\nTime: [0-9.]+\n)")));
+        for (int s = 1; s <= 3; ++s) {
+            const fs::path run = root / kernel / ("seed-" + std::to_string(s));
+            CHECK(slurp(run / "config.yaml").find("seed: " + std::to_string(s)) != std::string::npos);
+        }
+    }
+    const auto c =
+        warmsched::test::run_cli("compare " + (root / "cfs").string() + " " + (root / "eevdf").string());
+    INFO(c.out << c.err);
+    REQUIRE(c.status == 0);
+    CHECK(std::regex_search(c.out, std::regex(R"(^ +cfs +eevdf\n)")));
+    for (const bool time : {true, false}) {
+        const std::string metric = time ? R"(hackbench Time \(s\))" : "migrations";
+        const std::regex row(
+            "\\nAmean +" + metric +
+            R"( +([-0-9.e+]+) \( *([-0-9.e+]+)\) +([-0-9.e+]+) \( *([-0-9.e+]+)\) ([*(]) *([-0-9.]+%|n/a)([*)])\n)");
+        std::smatch m;
+        REQUIRE(std::regex_search(c.out, m, row));
+        const auto a = seed_values(root / "cfs", time), b = seed_values(root / "eevdf", time);
+        CHECK(std::stod(m[1].str()) == Approx(mean(a)).epsilon(1e-5));
+        CHECK(std::stod(m[2].str()) == Approx(summarize(a).stddev).epsilon(1e-3));
+        CHECK(std::stod(m[3].str()) == Approx(mean(b)).epsilon(1e-5));
+        CHECK(std::stod(m[4].str()) == Approx(summarize(b).stddev).epsilon(1e-3));
+        if (mean(a) == 0) // hackbench prints 3 decimals: a run of a few ms reads "Time: 0.000"
+            CHECK(m[6].str() == "n/a");
+        else
+            CHECK(std::stod(m[6].str()) == Approx(100 * (mean(b) - mean(a)) / mean(a)).margin(0.006));
+        const double p = welch_p_value(a, b);
+        CHECK((m[5].str() == "*") == (!std::isnan(p) && p < 0.05));
+        CHECK(m[5].str() == (m[7].str() == "*" ? "*" : "("));
+    }
+    for (const char* stat : {"Min", "Hmean", "Stddev", "CoeffVar", "Max"})
+        CHECK(c.out.find(std::string("\n") + stat + std::string(10 - std::string(stat).size(), ' ') +
+                         "hackbench Time (s)") != std::string::npos);
+    // A directory that is not a results directory: one clear error line.
+    const auto bad = warmsched::test::run_cli("compare " + root.string());
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("error: compare: ") == 0);
+}
