@@ -164,6 +164,16 @@ TEST_CASE("hackbench after -- prints what rt-tests hackbench prints then the run
     CHECK(r.err.find("simulated s per wall s") != std::string::npos);
 }
 
+TEST_CASE("hackbench over sockets on genoa-9654-2s runs to the end") {
+    // Regression: a wakeup's placement scan list was read while touching run-queue lines, and a touch
+    // that reached the quantum's end let another CPU's wakeup reuse (and reallocate) that list.
+    const auto out = fs::temp_directory_path() / "warmsched-genoa-hackbench-out";
+    const auto r = run("run --platform genoa-9654-2s --out " + out.string() + " -- hackbench -g 2 -l 20");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("Time: ") != std::string::npos);
+    CHECK(r.out.find("--- warmsched: genoa-9654-2s (384 CPUs)") != std::string::npos);
+}
+
 TEST_CASE("perf bench sched messaging prints perf's lines") {
     const auto r = run("run --out " + (fs::temp_directory_path() / "warmsched-perf-out").string() +
                        " --kernel cfs -- perf bench sched messaging -p -t -g 1 -l 10");

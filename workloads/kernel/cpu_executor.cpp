@@ -360,8 +360,10 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
     if (!r.woken) return;
     // Placement read the run queues of the CPUs it considered: the scan costs what those reads cost.
     if (r.probed && !r.probed->empty()) {
+        // A copy: a touch can reach the quantum's end, and another CPU's wakeup then reuses the list.
+        probed_.assign(r.probed->begin(), r.probed->end());
         const ps_t t0 = h_.now();
-        for (unsigned cpu : *r.probed) touch(k_.rq_line(cpu), false);
+        for (unsigned cpu : probed_) touch(k_.rq_line(cpu), false);
         k_.sched().account_wakeup_scan(cpu_, ns(h_.now() - t0));
     }
     if (r.cpu == cpu_) {

@@ -131,6 +131,7 @@ private:
     using timer = std::tuple<models::ps_t, int, kernel_task*>;
     std::priority_queue<timer, std::vector<timer>, std::greater<timer>> timers_;
     std::vector<models::mem_access> buf_;
+    std::vector<unsigned> probed_; // the run queues a wakeup's placement read
     std::vector<unsigned> siblings_;
     // Device interrupts waiting in timers_ (keyed by negative numbers; timers carry a pid).
     std::unordered_map<int, std::function<irq_action()>> irq_handlers_;
