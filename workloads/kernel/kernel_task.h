@@ -45,7 +45,7 @@ struct kernel_task {
     kernel_task* parent = nullptr;
     unsigned live_children = 0;
     std::deque<int> exited_children; // pids of children that exited and were not reaped by wait_child
-    bool in_kernel = false; // executing a system call or kernel path (vs user mode)
+    bool in_kernel = false;          // executing a system call or kernel path (vs user mode)
     scheduler::nsec utime = 0, stime = 0;
     scheduler::nsec created = 0, exited = 0;
 };
