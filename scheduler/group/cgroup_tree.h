@@ -25,7 +25,7 @@ struct cgroup_spec {
 
 // Groups in creation order: the root first, every parent before its children.
 struct cgroup_tree {
-    std::vector<cgroup_spec> groups{cgroup_spec{"/"}};
+    std::vector<cgroup_spec> groups{cgroup_spec{"/", 0, 100, std::nullopt, 100'000'000, 0}};
 
     // The group with this path, or nullopt.
     std::optional<group_id> find(const std::string& path) const {
