@@ -3,7 +3,8 @@
 // where that kernel has no such flag. The two optional out-of-tree CFS patches of
 // reference/scheduler/01-fair-cfs.md are flags too, off by default. The wakeup-placement flags of
 // 03-wakeup-placement.md follow (SIS_UTIL is the late 5.15.y backport, off in v5.15.0), then the
-// balancing flag of 04-load-balance.md (LB_MIN), then the RT flags of 05-rt.md.
+// balancing flag of 04-load-balance.md (LB_MIN), then the RT flags of 05-rt.md
+// (and the model flags that switch RT placement back to its older mechanisms).
 #pragma once
 
 #include <array>
@@ -50,7 +51,13 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
       "(off: it queues on its previous CPU, as before RT wakeup balancing in v2.6.25)")                      \
     X(RT_TOPOLOGY_PREF, on, on,                                                                              \
       "model flag: find_lowest_rq prefers the task's CPU, the waker, then the nearest domain (off: the "     \
-      "first CPU of the lowest cpupri level)")
+      "first CPU of the lowest cpupri level)")                                                               \
+    X(RT_CPUPRI, on, on,                                                                                     \
+      "model flag: find_lowest_rq takes the lowest CPUs from cpupri's per-priority masks (off: a linear "    \
+      "scan reads every allowed run queue's best RT priority, as v2.6.25's find_lowest_cpus did)")           \
+    X(RT_OVERLOAD_PUSH, on, on,                                                                              \
+      "model flag: push and pull act on overloaded run queues, those with a movable queued RT task (the "    \
+      "rto mask) (off: on any run queue with more than one RT task, found by reading every run queue)")
 
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,

@@ -203,6 +203,7 @@ unsigned scheduler::sched_exec(unsigned cpu, nsec now) {
 
 wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wake_flags, nsec now) {
     calling_cpu_ = static_cast<int>(this_cpu);
+    rt_rq_reads_.clear();
     wakeup_result r;
     if (p.state != task_state::sleeping) return r;
     r.woken = true;
@@ -221,7 +222,9 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         r.queued = true;
     } else {
         probed_.clear();
+        const unsigned prev_cpu = p.cpu;
         cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags | WF_TTWU);
+        if (p.is_rt()) rt_of(*rt_).count_wakeup(prev_cpu, cpu);
         r.probed = &probed_;
         if (cpu != p.cpu) {
             wake_flags |= WF_MIGRATED;
@@ -290,6 +293,7 @@ void scheduler::sched_info_arrive(runqueue& rq, task& p) {
 
 task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
+    rt_rq_reads_.clear();
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     task* prevp = rq.curr;

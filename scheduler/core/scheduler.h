@@ -56,7 +56,7 @@ enum class migration_cause {
     nohz_balance,     // load_balance on behalf of idle CPUs
     active_balance,   // the stopper pushed a running task
     rt_push,          // push_rt_task: a queued RT task moved to a CPU running lower-priority work
-    rt_pull,          // pull_rt_task (not modelled yet)
+    rt_pull,          // pull_rt_task: a CPU whose RT priority dropped took a waiting RT task
 };
 const char* to_string(migration_cause c);
 
@@ -100,6 +100,7 @@ public:
     // An observer of the scheduler's tracepoints (nullptr: none, the default).
     void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
     sched_class& rt() { return *rt_; }
+    const sched_class& rt() const { return *rt_; }
 
     // The idle task of `cpu`; it is curr until something runs.
     void init_idle(task& idle, unsigned cpu);
@@ -148,6 +149,15 @@ public:
     void set_calling_cpu(unsigned cpu) { calling_cpu_ = static_cast<int>(cpu); }
     // Scratch list of the CPUs wakeup placement probed during the current try_to_wake_up.
     std::vector<unsigned>& probed() { return probed_; }
+    // The run queues of other CPUs the RT class read during the current try_to_wake_up or schedule (its
+    // placement scans, a pull's walk over the overloaded CPUs, push targets), for the kernel to read
+    // through the caches; emptied when either entry point starts.
+    const std::vector<unsigned>& rt_rq_reads() const { return rt_rq_reads_; }
+    void rt_rq_read(unsigned cpu) {
+        rt_rq_reads_.push_back(cpu);
+        ++rt_rq_reads_total_;
+    }
+    std::uint64_t rt_rq_reads_total() const { return rt_rq_reads_total_; }
     // The time the waker of the last wakeup spent probing other CPUs (SIS_PROP's scan cost).
     void account_wakeup_scan(unsigned this_cpu, nsec time);
     // Sets NEED_RESCHED on rq's CPU; kicks it if it is not the CPU running the current call.
@@ -190,6 +200,8 @@ private:
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;
     std::vector<unsigned> probed_;
+    std::vector<unsigned> rt_rq_reads_;
+    std::uint64_t rt_rq_reads_total_ = 0;
 };
 
 } // namespace warmsched::scheduler

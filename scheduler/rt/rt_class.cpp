@@ -74,8 +74,8 @@ void rt_class::check_preempt_curr(runqueue& rq, task& p, unsigned) {
     // check_preempt_equal_prio: only if curr could go elsewhere and p could not, p goes to the head of
     // its list and the CPU reschedules, so that the push after the pick moves curr away.
     const unsigned ncpus = core_.num_cpus();
-    if (allowed_up_to_two(curr, ncpus) < 2 || cpupri_.find(curr).empty()) return;
-    if (allowed_up_to_two(p, ncpus) > 1 && !cpupri_.find(p).empty()) return;
+    if (allowed_up_to_two(curr, ncpus) < 2 || placement_.lowest_mask(curr, rq.cpu).empty()) return;
+    if (allowed_up_to_two(p, ncpus) > 1 && !placement_.lowest_mask(p, rq.cpu).empty()) return;
     rq.rt.active.requeue(p, true);
     core_.resched_curr(rq);
 }
@@ -135,7 +135,7 @@ task* rt_class::pick_next_pushable(const runqueue& rq) const {
 }
 
 bool rt_class::push_rt_task(runqueue& rq) {
-    if (rq.rt.rt_nr_running < 2) return false; // not overloaded
+    if (!overloaded(rq)) return false;
     task* next = pick_next_pushable(rq);
     if (!next) return false;
     if (next->prio() < rq.curr->prio()) { // it should run here: just reschedule
@@ -149,7 +149,10 @@ bool rt_class::push_rt_task(runqueue& rq) {
     for (int tries = 0; tries < RT_MAX_TRIES; ++tries) {
         const int target = placement_.find_lowest_rq(*next, here.cpu);
         if (target < 0 || static_cast<unsigned>(target) == rq.cpu) return false;
+        core_.rt_rq_read(static_cast<unsigned>(target)); // locked and checked
         if (core_.rq(static_cast<unsigned>(target)).rt.highest_prio_curr <= next->prio()) continue;
+        ++counters_.pushes;
+        if (!core_.layout().share_cache(rq.cpu, static_cast<unsigned>(target))) ++counters_.pushes_cross_llc;
         core_.detach_task(*next, static_cast<unsigned>(target), migration_cause::rt_push);
         core_.attach_task(*next);
         ++here.balance_migrations; // the pushing CPU's work, charged like a balancer move
@@ -172,6 +175,7 @@ void rt_class::task_woken(runqueue& rq, task& p) {
 }
 
 bool rt_class::overloaded(const runqueue& rq) const {
+    if (!core_.config().features[feature::RT_OVERLOAD_PUSH]) return rq.rt.rt_nr_running > 1;
     return rq.rt.rt_nr_running >= 2 && pick_next_pushable(rq) != nullptr;
 }
 
@@ -179,22 +183,33 @@ void rt_class::pull_rt_task(runqueue& this_rq) {
     const unsigned ncpus = core_.num_cpus();
     if (ncpus < 2) return;
     const unsigned this_cpu = this_rq.cpu;
-    if (core_.config().features[feature::RT_PUSH_IPI]) {
+    // With the rto mask the puller reads only the overloaded CPUs' run queues, and only to pull from them
+    // (rto_count == 0: none); without it, it reads every other CPU's run queue to learn its depth.
+    const bool rto_mask = core_.config().features[feature::RT_OVERLOAD_PUSH];
+    const bool push_ipi = core_.config().features[feature::RT_PUSH_IPI];
+    const auto source = [&](unsigned c) {
+        if (c == this_cpu) return false;
+        if (!rto_mask) core_.rt_rq_read(c);
+        if (!overloaded(core_.rq(c))) return false;
+        if (rto_mask && !push_ipi) core_.rt_rq_read(c);
+        return true;
+    };
+    if (push_ipi) {
         // tell_cpu_to_push: the IPI chain visits each overloaded CPU, which pushes its own tasks.
         for (unsigned c = 0; c < ncpus; ++c) {
-            runqueue& src = core_.rq(c);
-            if (c == this_cpu || !overloaded(src)) continue;
+            if (!source(c)) continue;
             core_.send_ipi(c);
+            ++counters_.push_ipis;
             core_.set_calling_cpu(c);
-            push_rt_tasks(src);
+            push_rt_tasks(core_.rq(c));
         }
         core_.set_calling_cpu(this_cpu);
         return;
     }
     bool resched = false;
     for (unsigned c = 0; c < ncpus; ++c) {
+        if (!source(c)) continue;
         runqueue& src = core_.rq(c);
-        if (c == this_cpu || !overloaded(src)) continue;
         const task* next = pick_next_pushable(src);
         if (!next || next->prio() >= this_rq.rt.highest_prio_curr) continue; // src.highest_prio.next
         // pick_highest_pushable_task(src, this_cpu): the best waiting task allowed here.
@@ -207,12 +222,28 @@ void rt_class::pull_rt_task(runqueue& this_rq) {
                 }
         if (!p || p->prio() >= this_rq.rt.highest_prio_curr) continue;
         if (p->prio() < src.curr->prio()) continue; // it will preempt src's curr: leave it
+        ++counters_.pulls;
+        if (!core_.layout().share_cache(c, this_cpu)) ++counters_.pulls_cross_llc;
         core_.detach_task(*p, this_cpu, migration_cause::rt_pull);
         core_.attach_task(*p);
         ++this_rq.balance_migrations;
         resched = true;
     }
     if (resched) core_.resched_curr(this_rq);
+}
+
+rt_counters::where rt_class::where_is(unsigned from, unsigned to) const {
+    const cpu_layout& l = core_.layout();
+    if (from == to) return rt_counters::same_cpu;
+    if (l.core_of[from] == l.core_of[to]) return rt_counters::same_core;
+    if (l.llc_of[from] == l.llc_of[to]) return rt_counters::same_llc;
+    if (l.socket_of[from] == l.socket_of[to]) return rt_counters::same_socket;
+    return rt_counters::other_socket;
+}
+
+void rt_class::count_wakeup(unsigned prev, unsigned cpu) {
+    ++counters_.wakeups;
+    ++counters_.woke[where_is(prev, cpu)];
 }
 
 bool rt_class::balance(runqueue& rq, task* prev) {

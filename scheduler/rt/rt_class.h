@@ -12,6 +12,11 @@
 // After picking an RT task, and when a wakee queues behind an RT task, queued movable RT tasks are
 // pushed to CPUs running lower-priority work (push_rt_task); a CPU whose RT priority drops pulls
 // (pull_rt_task), or with RT_PUSH_IPI (the default) sends an IPI to each overloaded CPU, which pushes.
+// "Overloaded" is the rto mask's test (more than one RT task, one of them movable); the model flag
+// RT_OVERLOAD_PUSH off goes back to the run-queue depth (rt_nr_running > 1) that a puller learns by reading
+// every other CPU's run queue. The run queues of other CPUs these paths read are listed in the scheduler's
+// rt_rq_reads for the kernel to read through the caches (the IPI chain's pushes are listed for the CPU
+// that started the chain).
 // Modelled differently: the rto mask and the pushable plist are derived on demand from the priority
 // arrays, and the IPI chain's pushes happen at once, one CPU after the other, not when each IPI lands.
 // An equal-priority wakee preempts only when it is pinned (or has nowhere to go) and curr can be pushed
@@ -26,9 +31,24 @@
 #include "scheduler/rt/rt_placement.h"
 #include "scheduler/rt/rt_tunables.h"
 
+#include <array>
+#include <cstdint>
+
 namespace warmsched::scheduler {
 
 class scheduler;
+
+// What the RT class did in a run, for the run summary (the kernel has no RT schedstat fields; these are
+// what its sched_migrate_task and ipi tracepoints would show).
+struct rt_counters {
+    // Where a woken RT task was placed, against the CPU it last ran on.
+    enum where { same_cpu, same_core, same_llc, same_socket, other_socket, num_where };
+    std::uint64_t wakeups = 0;
+    std::array<std::uint64_t, num_where> woke{};
+    std::uint64_t pushes = 0, pulls = 0;                     // tasks moved by push_rt_task / pull_rt_task
+    std::uint64_t pushes_cross_llc = 0, pulls_cross_llc = 0; // ... to a CPU of another LLC
+    std::uint64_t push_ipis = 0;                             // RT_PUSH_IPI: IPIs to overloaded CPUs
+};
 
 class rt_class final : public sched_class {
 public:
@@ -52,6 +72,10 @@ public:
     }
 
     rt_bandwidth& bandwidth() { return bw_; }
+    const rt_counters& counters() const { return counters_; }
+    // try_to_wake_up placed RT task p, which last ran on `prev`, on `cpu`.
+    void count_wakeup(unsigned prev, unsigned cpu);
+    rt_counters::where where_is(unsigned from, unsigned to) const;
     const cpupri& priorities() const { return cpupri_; }
     rt_placement& placement() { return placement_; }
 
@@ -81,6 +105,7 @@ private:
     rt_bandwidth bw_;
     cpupri cpupri_;
     rt_placement placement_;
+    rt_counters counters_;
 };
 
 } // namespace warmsched::scheduler

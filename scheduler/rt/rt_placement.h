@@ -16,8 +16,14 @@
 //
 // Idle CPUs and CPUs running fair work share cpupri level 0, so topology, not idleness, decides among
 // them. The model flags RT_WAKE_PREROUTE (off: stay on the previous CPU) and RT_TOPOLOGY_PREF (off: the
-// first CPU of the lowest level) switch back to the older behaviours. Left out: asymmetric-capacity fitness
-// (uclamp), migration-disabled tasks.
+// first CPU of the lowest level) switch back to the older behaviours, and RT_CPUPRI (off) replaces cpupri
+// by v2.6.25's find_lowest_cpus: a walk over p's allowed CPUs in order reading each run queue's best RT
+// priority, which stops at the first CPU with no RT task (then the only candidate) and otherwise keeps the
+// CPUs at the lowest RT priority below p's. Every run queue of another CPU that placement reads (the
+// scan's, and the chosen target's, whose priority is checked) is listed in the scheduler's rt_rq_reads,
+// and the simulated kernel reads those lines through the caches: the scan costs what its misses cost.
+// cpupri's own vectors are not read through the caches. Left out: asymmetric-capacity fitness (uclamp),
+// migration-disabled tasks.
 #pragma once
 
 #include "scheduler/rt/cpupri.h"
@@ -36,8 +42,14 @@ public:
     // find_lowest_rq: a CPU for p running only lower-priority work, or -1; `this_cpu` is the CPU whose
     // code searches (the waker or the pushing CPU).
     int find_lowest_rq(const task& p, unsigned this_cpu);
+    // The lowest-priority CPUs below p's that p may run on (cpupri_find, or the linear scan without
+    // RT_CPUPRI); empty if none. `this_cpu` is the CPU whose code reads the run queues.
+    std::vector<unsigned> lowest_mask(const task& p, unsigned this_cpu);
 
 private:
+    // v2.6.25's find_lowest_cpus (see above).
+    std::vector<unsigned> linear_scan(const task& p, unsigned this_cpu);
+
     scheduler& core_;
     const cpupri& cpupri_;
     unsigned distribute_prev_ = 0; // any_and_distribute's rotation

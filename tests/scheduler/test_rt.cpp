@@ -561,3 +561,95 @@ TEST_CASE("RT 7: the waker's CPU wins when it shares the nearest domain and with
         CHECK(w.cpu == 1); // the first CPU of level 0, across no preference
     }
 }
+
+// ---- The older mechanisms: RT_CPUPRI (linear scan) and RT_OVERLOAD_PUSH (run-queue depth). ---------
+
+namespace {
+bool has(const std::vector<unsigned>& v, unsigned x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+} // namespace
+
+TEST_CASE("RT_CPUPRI off: find_lowest_rq scans the run queues in order and stops at the first non-RT CPU") {
+    for (const bool cpupri : {true, false}) {
+        test::sched_harness h(cfs, {{"RT_CPUPRI", cpupri}}, unlimited_rt);
+        auto s = sleeper_behind(h, 0, 50, 90);
+        for (unsigned c : {1u, 2u}) { // CPUs 1 and 2 run FIFO 60: above the wakee's 50
+            add_rt(h, "fifo60", c, 60, sched_policy::fifo, 1 * ms);
+            h.schedule(c, 1 * ms);
+        }
+        const auto w = h.wake(*s.p, 5, 2 * ms); // CPUs 3-7 idle; the waker is CPU 5
+        const auto& reads = h.s->rt_rq_reads();
+        if (cpupri) {
+            CHECK(w.cpu == 5);    // cpupri's level 0 holds the waker, which the LLC domain prefers
+            CHECK(reads.empty()); // cpupri's masks, and the target is the waker's own run queue
+        } else {
+            CHECK(w.cpu == 3); // the first CPU without an RT task ends the scan and is the only candidate
+            CHECK(has(reads, 0));
+            CHECK(has(reads, 1));
+            CHECK(has(reads, 2));
+            CHECK(has(reads, 3));
+            CHECK(!has(reads, 4)); // not read: the scan stopped at CPU 3
+            CHECK(!has(reads, 6));
+        }
+    }
+}
+
+TEST_CASE("RT_CPUPRI off: with RT work on every CPU the scan reads them all and finds the same lowest CPUs") {
+    std::vector<unsigned> target;
+    std::vector<std::size_t> nreads;
+    for (const bool cpupri : {true, false}) {
+        test::sched_harness h(cfs, {{"RT_CPUPRI", cpupri}}, unlimited_rt);
+        auto s = sleeper_behind(h, 0, 50, 90);
+        const int prios[] = {0, 80, 30, 20, 20, 70, 85, 40};
+        for (unsigned c = 1; c < 8; ++c) {
+            add_rt(h, "fifo", c, prios[c], sched_policy::fifo, 1 * ms);
+            h.schedule(c, 1 * ms);
+        }
+        const auto w = h.wake(*s.p, 5, 2 * ms);
+        CHECK(w.migrated);
+        CHECK((w.cpu == 3 || w.cpu == 4)); // FIFO 20: the lowest RT priority below the wakee's 50
+        target.push_back(w.cpu);
+        nreads.push_back(h.s->rt_rq_reads().size());
+    }
+    CHECK(target[0] == target[1]);
+    CHECK(nreads[0] == 1);     // cpupri: only the chosen target's run queue, for its priority check
+    CHECK(nreads[1] == 7 + 1); // the scan: the 7 other allowed CPUs, then the target's check
+}
+
+namespace {
+// Two FIFO tasks pinned to CPU 0 (two RT tasks queued there, none movable) and a FIFO 40 task on CPU 1
+// that blocks: does CPU 1 treat CPU 0 as a source?
+void check_depth_pull(bool overload_push, bool push_ipi) {
+    test::sched_harness h(cfs, {{"RT_OVERLOAD_PUSH", overload_push}, {"RT_PUSH_IPI", push_ipi}},
+                          unlimited_rt);
+    auto& a = add_rt(h, "pinned-a", 0, 30);
+    add_rt(h, "pinned-b", 0, 20);
+    auto& t = add_rt(h, "fifo40", 1, 40);
+    CHECK(&h.schedule(0, 0) == &a);
+    CHECK(&h.schedule(1, 0) == &t);
+    h.hooks.kicks.clear();
+    CHECK(h.block(1, 1 * ms).is_idle); // CPU 1's priority drops: a pull (nothing can come over)
+    CHECK(h.hooks.migrations.empty());
+    const auto& reads = h.s->rt_rq_reads();
+    const bool ipi_to_0 = has(h.hooks.kicks, 0);
+    if (overload_push) {
+        CHECK(!ipi_to_0);     // CPU 0 is not in the rto mask: none of its tasks can move
+        CHECK(reads.empty()); // rto_count is 0: no run queue is read
+    } else {
+        CHECK(ipi_to_0 == push_ipi); // two RT tasks queued: a source, by depth
+        CHECK(reads.size() == 7);    // every other CPU's run queue, to learn its depth
+    }
+}
+} // namespace
+
+TEST_CASE("RT_OVERLOAD_PUSH off: a CPU with two pinned RT tasks gets the push IPI and every run queue is "
+          "read") {
+    check_depth_pull(true, true);
+    check_depth_pull(false, true);
+}
+
+TEST_CASE("RT_OVERLOAD_PUSH off without RT_PUSH_IPI: the puller reads every run queue") {
+    check_depth_pull(true, false);
+    check_depth_pull(false, false);
+}

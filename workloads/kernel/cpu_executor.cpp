@@ -127,7 +127,8 @@ void cpu_executor::reschedule(bool preempt) {
     kernel_task* prev = current();
     k_.set_running_cpu(cpu_);
     scheduler::task& next = k_.sched().schedule(cpu_, preempt, ns(h_.now()));
-    charge_balance(); // newidle balance, or an active balance's stopper
+    touch_rt_rq_reads(); // an RT pull's or push's reads of other CPUs' run queues
+    charge_balance();    // newidle balance, or an active balance's stopper
     kernel_task* nt = next.is_idle ? nullptr : static_cast<kernel_task*>(next.program);
     if (nt == prev) return;
     ++epoch_;
@@ -154,6 +155,13 @@ void cpu_executor::reschedule(bool preempt) {
     if (busy_ && !was_busy) next_tick_ = (h_.now() / tick_ps_ + 1) * tick_ps_;
     if (busy_ != was_busy)
         for (unsigned s : siblings_) k_.executor(s).sibling_changed();
+}
+
+void cpu_executor::touch_rt_rq_reads() {
+    const std::vector<unsigned>& reads = k_.sched().rt_rq_reads();
+    if (reads.empty()) return;
+    probed_.assign(reads.begin(), reads.end()); // a copy, as for the wakeup's probed list
+    for (unsigned cpu : probed_) touch(k_.rq_line(cpu), false);
 }
 
 void cpu_executor::charge_balance() {
@@ -366,6 +374,7 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
         for (unsigned cpu : probed_) touch(k_.rq_line(cpu), false);
         k_.sched().account_wakeup_scan(cpu_, ns(h_.now() - t0));
     }
+    touch_rt_rq_reads();
     if (r.cpu == cpu_) {
         touch(k_.rq_line(cpu_), true);
     } else if (r.via_wake_list) { // llist_add to the target's wake list, then an IPI does the rest

@@ -85,6 +85,9 @@ private:
     // Charges the load balancing this CPU did in the last scheduler call (its cost, migrations, and the
     // stopper's switch) as its CPU time.
     void charge_balance();
+    // Reads, through the caches, the other CPUs' run-queue lines the RT class read in the last scheduler
+    // call (scheduler::rt_rq_reads): a linear scan or a pull's walk costs what its misses cost.
+    void touch_rt_rq_reads();
     void idle();
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
