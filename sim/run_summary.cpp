@@ -1,6 +1,7 @@
 // Run summary and stats.txt; see run_summary.h.
 #include "sim/run_summary.h"
 
+#include "scheduler/rt/rt_class.h"
 #include "sim/migration_report.h"
 #include "workloads/kernel/cpu_executor.h"
 
@@ -69,6 +70,34 @@ std::string pct(std::uint64_t part, std::uint64_t whole) {
 }
 } // namespace
 
+// The RT class's placement work, when RT tasks woke or moved: where RT wakeups put the task against the
+// CPU it last ran on, the pushes and pulls (and how many crossed to another LLC), RT_PUSH_IPI's IPIs and
+// the other CPUs' run queues the RT code read.
+static void print_rt_summary(std::ostream& out, const workloads::sim_kernel& k) {
+    const scheduler::scheduler& s = k.sched();
+    const auto* rt = dynamic_cast<const scheduler::rt_class*>(&s.rt());
+    if (!rt) return;
+    const scheduler::rt_counters& c = rt->counters();
+    if (c.wakeups + c.pushes + c.pulls == 0) return;
+    using w = scheduler::rt_counters;
+    char b[512];
+    std::snprintf(
+        b, sizeof b,
+        "%-18s %12llu  RT wakeups onto: same CPU %llu, SMT sibling %llu, same LLC %llu, same socket "
+        "%llu, other socket %llu; pushes %llu (to another LLC %llu), pulls %llu (from another LLC "
+        "%llu), push IPIs %llu, run queues read %llu\n",
+        "rt placement", static_cast<unsigned long long>(c.wakeups),
+        static_cast<unsigned long long>(c.woke[w::same_cpu]),
+        static_cast<unsigned long long>(c.woke[w::same_core]),
+        static_cast<unsigned long long>(c.woke[w::same_llc]),
+        static_cast<unsigned long long>(c.woke[w::same_socket]),
+        static_cast<unsigned long long>(c.woke[w::other_socket]), static_cast<unsigned long long>(c.pushes),
+        static_cast<unsigned long long>(c.pushes_cross_llc), static_cast<unsigned long long>(c.pulls),
+        static_cast<unsigned long long>(c.pulls_cross_llc), static_cast<unsigned long long>(c.push_ipis),
+        static_cast<unsigned long long>(s.rt_rq_reads_total()));
+    out << b;
+}
+
 void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
                        std::uint64_t seed) {
     const run_totals t = run_totals::of(k, m);
@@ -96,6 +125,7 @@ void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models
                   "wake placement", static_cast<unsigned long long>(t.wakeups_affine),
                   static_cast<unsigned long long>(t.affine_attempts));
     out << b;
+    print_rt_summary(out, k);
     using scheduler::CPU_IDLE, scheduler::CPU_NOT_IDLE, scheduler::CPU_NEWLY_IDLE;
     std::snprintf(
         b, sizeof b,

@@ -253,14 +253,12 @@ TEST_CASE("rt-app reports malformed JSON with file line and column") {
     fs::remove(p);
 }
 
-TEST_CASE("rt-app parses RT policies and task groups fully then says they are not modelled") {
+TEST_CASE("rt-app parses deadline policies and task groups fully then says they are not modelled") {
+    // SCHED_FIFO and SCHED_RR are accepted (they run in the RT class: see the next test case).
     CHECK(error_of(R"({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 50, "run": 1}}})") ==
-          "rt-app: t.json: tasks.t.policy: SCHED_FIFO needs the RT scheduling class, which is not modelled "
-          "yet");
+          "(no error)");
     CHECK(error_of(R"({"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1}}})") ==
-          "rt-app: t.json: tasks.t (global.default_policy): SCHED_RR needs the RT scheduling class, which is "
-          "not "
-          "modelled yet");
+          "(no error)");
     CHECK(
         error_of(
             R"({"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 100, "dl-period": 1000, "run": 1}}})") ==
@@ -460,6 +458,27 @@ TEST_CASE("rt-app policies and nice values reach the scheduler") {
     CHECK(o.cpu == 3);
     CHECK(x.summary.at("b-0").policy == "SCHED_BATCH");
     CHECK(x.summary.at("o-2").prio == 7);
+}
+
+TEST_CASE("rt-app SCHED_FIFO and SCHED_RR threads run in the RT class with their priority") {
+    rig_run x(R"({"global": {"default_policy": "SCHED_RR"},
+                  "tasks": {"f": {"loop": 2, "policy": "SCHED_FIFO", "priority": 50, "cpus": [2], "run": 100},
+                            "r": {"loop": 2, "run": 100},
+                            "o": {"loop": 2, "policy": "SCHED_OTHER", "cpus": [2], "run": 100}}})");
+    const auto& f = x.task(x.summary.at("f-0").pid).t;
+    const auto& r = x.task(x.summary.at("r-1").pid).t;
+    const auto& o = x.task(x.summary.at("o-2").pid).t;
+    CHECK(f.policy == scheduler::sched_policy::fifo);
+    CHECK(f.rt_priority == 50);
+    CHECK(f.prio() == 49); // kernel prio 99 - 50
+    CHECK(r.policy == scheduler::sched_policy::rr);
+    CHECK(r.rt_priority == 10); // rt-app's default RT priority
+    CHECK(o.policy == scheduler::sched_policy::normal);
+    CHECK(x.summary.at("f-0").policy == "SCHED_FIFO");
+    CHECK(x.summary.at("f-0").prio == 50);
+    CHECK(x.summary.at("r-1").policy == "SCHED_RR");
+    // On CPU 2 the FIFO thread preempts the fair one whenever it runs: it never waits behind it.
+    CHECK(f.stats.nr_involuntary_switches == 0);
 }
 
 TEST_CASE("rt-app memrun with a ref shares one buffer and mem buffers are per task") {

@@ -2,6 +2,7 @@
 #include "workloads/cli/command_line.h"
 
 #include "workloads/bench/massive_intr.h"
+#include "workloads/bench/cyclictest.h"
 #include "workloads/bench/fio.h"
 #include "workloads/bench/kernbench.h"
 #include "workloads/bench/messaging.h"
@@ -110,6 +111,9 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else if (!a.empty() && a[0] == "massive_intr") {
         wc.w = massive_intr::from_command_line({a.begin() + 1, a.end()}, command, params);
         params.finish("massive_intr");
+    } else if (!a.empty() && a[0] == "cyclictest") {
+        wc.w = cyclictest::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
+        params.finish("cyclictest");
     } else if (!a.empty() && a[0] == "rt-app") {
         wc.w = rt_app::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
         params.finish("rt-app");
@@ -122,8 +126,8 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
     } else {
         throw usage_error("warmsched: unknown workload '" + join(a) +
                           "'; known: hackbench, perf bench sched messaging, perf bench sched pipe, "
-                          "schbench, massive_intr, netperf, tbench, rt-app, kernbench, make, fio (optionally behind "
-                          "taskset -c CPUS)");
+                          "schbench, massive_intr, cyclictest, netperf, tbench, rt-app, kernbench, make, fio "
+                          "(optionally behind taskset -c CPUS)");
     }
     wc.params = std::move(params);
     return wc;

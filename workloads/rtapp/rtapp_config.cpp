@@ -607,9 +607,6 @@ struct parser {
                  std::string("a SCHED_DEADLINE parameter, but the thread's policy is ") + policy_name(t.pol));
         if (!tg.empty() && t.pol != policy::other && t.pol != policy::idle && t.pol != policy::batch)
             fail(tg_path, std::string("no taskgroup support for policy ") + policy_name(t.pol));
-        if (t.pol == policy::fifo || t.pol == policy::rr)
-            later(pol_where, std::string(policy_name(t.pol)) +
-                                 " needs the RT scheduling class, which is not modelled yet");
         if (t.pol == policy::deadline)
             later(pol_where, "SCHED_DEADLINE needs the deadline scheduling class, which is not modelled yet");
         if (!tg.empty())

@@ -4,7 +4,8 @@
 // first use as rt-app creates them. Keys match by prefix as in rt-app ("run0", "run1", "sleep2" are run,
 // run and sleep events), but unlike rt-app no key is ever ignored: a key rt-app does not know, a key
 // given where it has no effect, or a value of the wrong type is a usage_error naming the key and its JSON
-// path. What the simulator does not model yet -- the RT and deadline classes, task groups, uclamp, NUMA
+// path. SCHED_FIFO and SCHED_RR threads run in the RT class with their priority. What the simulator does
+// not model yet -- the deadline class, task groups, uclamp, NUMA
 // memory binding, changing a running thread's affinity or policy between phases, iorun -- is parsed
 // fully and then refused with one line saying so.
 #pragma once
@@ -78,7 +79,7 @@ struct task {
     long loop = -1; // passes over the phases; -1: forever
     std::vector<phase> phases;
     policy pol = policy::other;
-    int priority = 0;       // nice for SCHED_OTHER / SCHED_BATCH
+    int priority = 0;       // nice for SCHED_OTHER / SCHED_BATCH, sched_priority for SCHED_FIFO / SCHED_RR
     std::vector<bool> cpus; // empty: inherit rt-app's affinity
     std::string cpus_text;  // as rt-app prints it, "-" when unset
     int mem_buffer = -1;    // the task's own buffer (mem, memrun without ref), if any

@@ -33,6 +33,10 @@ scheduler::sched_policy kernel_policy(policy p) {
         return scheduler::sched_policy::batch;
     case policy::idle:
         return scheduler::sched_policy::idle;
+    case policy::fifo:
+        return scheduler::sched_policy::fifo;
+    case policy::rr:
+        return scheduler::sched_policy::rr;
     default:
         return scheduler::sched_policy::normal;
     }
@@ -52,6 +56,7 @@ std::shared_ptr<spawn_spec> rtapp_thread::spec(const std::shared_ptr<world>& w, 
     s->thread = true;
     s->policy = kernel_policy(t.pol);
     s->nice = t.pol == policy::other || t.pol == policy::batch ? t.priority : 0;
+    s->rt_priority = t.pol == policy::fifo || t.pol == policy::rr ? t.priority : 0; // sched_priority
     s->allowed = t.cpus;
     s->body = std::make_shared<rtapp_thread>(w, ind, forked);
     return s;
