@@ -10,7 +10,7 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DWARMSCHED_WERROR=ON
 endif
 DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-graph-dev \
-                catch2 libcli11-dev nlohmann-json3-dev
+                catch2 libcli11-dev nlohmann-json3-dev gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build deps bench format clean

@@ -10,6 +10,7 @@
 #include "sim/workload_run.h"
 #include "workloads/cli/command_line.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -82,9 +83,28 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     kernel.finish();
     e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
     e.migration_cost = r.boolean("migration_cost", true);
+    e.plot = r.boolean("plot", false);
     {
         auto t = r.child("trace");
         e.trace.enabled = t.boolean("enabled", false);
+        {
+            const std::string formats = t.text("formats", "ftrace");
+            e.trace.ftrace = e.trace.chrome = false;
+            std::size_t from = 0;
+            while (from <= formats.size()) {
+                const std::size_t comma = std::min(formats.find(',', from), formats.size());
+                const std::string f = formats.substr(from, comma - from);
+                if (f == "ftrace")
+                    e.trace.ftrace = true;
+                else if (f == "chrome")
+                    e.trace.chrome = true;
+                else
+                    t.error("formats",
+                            "unknown trace format '" + f + "' (expected ftrace, chrome or ftrace,chrome)");
+                from = comma + 1;
+            }
+        }
+        e.trace.vcd = t.boolean("vcd", false);
         e.trace.start_ns = static_cast<std::uint64_t>(t.time_ps("start", 0) / 1000);
         e.trace.end_ns = static_cast<std::uint64_t>(t.time_ps("end", 0) / 1000);
         e.trace.counter_interval_ns = static_cast<std::uint64_t>(t.time_ps("counter_interval", 1e9) / 1000);

@@ -30,7 +30,8 @@ struct experiment {
     std::vector<workloads::workload_params> workload_params; // each one's parameters (same order), as given
     std::uint64_t duration_ns = 0; // stop after this much simulated time (0: when the workloads end)
     bool migration_cost = true;    // run the cost-of-migration tracker and print its report
-    trace_settings trace;          // trace.txt (ftrace text), off by default
+    trace_settings trace;          // trace.txt (ftrace text), trace.json, trace.vcd; off by default
+    bool plot = false;             // write plots/ (gnuplot PNG and SVG) after the run
     config::config_node resolved;  // every parameter, defaults included
 };
 

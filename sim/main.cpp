@@ -6,6 +6,7 @@
 #include "platforms/platform_loader.h"
 #include "sim/compare/compare_table.h"
 #include "sim/experiment.h"
+#include "sim/plots/run_plots.h"
 #include "sim/probe_suite.h"
 #include "sim/repeated_runs.h"
 #include "sim/topology_report.h"
@@ -196,6 +197,14 @@ int sc_main(int argc_all, char* argv_all[]) {
                   "Write trace.txt: scheduler events as ftrace text (Perfetto, trace-cmd)");
     run->add_option("--trace-window", run_trace_window,
                     "Trace only START:END (simulated seconds, e.g. 0.01:0.02); implies --trace");
+    std::string run_trace_format;
+    run->add_option("--trace-format", run_trace_format,
+                    "Trace files: ftrace (trace.txt), chrome (trace.json) or ftrace,chrome; implies --trace");
+    bool run_vcd = false, run_plot = false;
+    run->add_flag("--vcd", run_vcd,
+                  "Write trace.vcd (per-CPU pid, run-queue length, cache misses) and trace.vcd.filter "
+                  "(GTKWave translate filter: pid -> task name)");
+    run->add_flag("--plot", run_plot, "Draw plots/ with gnuplot after the run (PNG and SVG; = -p plot=true)");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
     std::optional<unsigned> run_repeat;
     run->add_option("--repeat", run_repeat,
@@ -207,6 +216,24 @@ int sc_main(int argc_all, char* argv_all[]) {
         "compare", "Compare results directories (or --repeat directories of seed-*/ runs): an mmtests-style "
                    "table of the workloads' metrics and key counters, Amean (Stddev) over seeds");
     compare->add_option("dirs", compare_dirs, "Results directories; the first is the baseline")->required();
+
+    std::vector<std::string> plot_args;
+    bool plot_is_sweep = false;
+    std::string plot_metric, plot_x_label = "parameter", plot_out;
+    auto* plot = app.add_subcommand(
+        "plot",
+        "Draw a run's plots with gnuplot into DIR/plots/ (PNG and SVG): per-CPU timeline and migrations "
+        "by distance (runs made with --plot), miss rate per cache level, latency percentiles; or, with "
+        "--sweep, a metric against a swept parameter, one line per variant");
+    plot->add_option("args", plot_args, "A results directory, or with --sweep: VARIANT:X:DIR ...")
+        ->required();
+    plot->add_flag("--sweep", plot_is_sweep,
+                   "The arguments are VARIANT:X:DIR points (DIR a results or --repeat directory)");
+    plot->add_option(
+        "--metric", plot_metric,
+        "--sweep: the metric, as warmsched compare names it (default: the first workload metric)");
+    plot->add_option("--x-label", plot_x_label, "--sweep: the swept parameter's name (axis label)");
+    plot->add_option("--out", plot_out, "--sweep: output directory (default: plots)");
 
     try {
         app.parse(argc, argv);
@@ -223,6 +250,20 @@ int sc_main(int argc_all, char* argv_all[]) {
         }
         if (*probe) return run_probe(pc);
         if (*compare) return sim::print_comparison(std::cout, compare_dirs);
+        if (*plot) {
+            if (!plot_is_sweep) {
+                if (plot_args.size() != 1)
+                    throw config::config_error(std::vector<std::string>{
+                        "plot: give one results directory (or --sweep VARIANT:X:DIR ...)"});
+                sim::plot_run(plot_args.front(), std::cout);
+                return 0;
+            }
+            std::vector<sim::sweep_point> points;
+            for (const auto& a : plot_args) points.push_back(sim::parse_sweep_point(a));
+            sim::plot_sweep(points, plot_metric, plot_x_label, plot_out.empty() ? "plots" : plot_out,
+                            std::cout);
+            return 0;
+        }
         if (*run) {
             if (experiment_file.empty())
                 experiment_file = platform::configs_dir() + "/experiments/default.yaml";
@@ -243,7 +284,11 @@ int sc_main(int argc_all, char* argv_all[]) {
             }
             if (run_seed) o.push_back("seed=" + std::to_string(*run_seed));
             if (run_repeat) o.push_back("repeat=" + std::to_string(*run_repeat));
-            if (run_trace || !run_trace_window.empty()) o.push_back("trace.enabled=true");
+            if (run_trace || !run_trace_window.empty() || !run_trace_format.empty())
+                o.push_back("trace.enabled=true");
+            if (!run_trace_format.empty()) o.push_back("trace.formats=" + run_trace_format);
+            if (run_vcd) o.push_back("trace.vcd=true");
+            if (run_plot) o.push_back("plot=true");
             if (!run_trace_window.empty()) {
                 const auto w = sim::parse_trace_window(run_trace_window, "--trace-window");
                 o.push_back("trace.start=" + std::to_string(w.first) + "ns");

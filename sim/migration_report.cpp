@@ -1,6 +1,8 @@
 // Cost-of-migration report; see migration_report.h.
 #include "sim/migration_report.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cctype>
 #include <cstdio>
 #include <string>
@@ -167,6 +169,53 @@ void write_migration_stats(std::ostream& out, const workloads::migration_cost& c
     }
     stat("kernel.migrationCost.trackerBytes", static_cast<double>(c.memory_bytes()),
          "memory of the line-ownership records (Byte)");
+}
+
+namespace {
+nlohmann::ordered_json tally_json(const miss_tally& t) {
+    nlohmann::ordered_json by_origin = nlohmann::ordered_json::object();
+    for (int o = 0; o < num_origins; ++o)
+        by_origin[workloads::to_string(static_cast<miss_origin>(o))] = t.misses[o];
+    return {
+        {"misses", t.total()}, {"by_origin", by_origin}, {"stall_us", static_cast<double>(t.stall()) / 1e6}};
+}
+} // namespace
+
+void write_migration_report_json(std::ostream& out, const workloads::migration_cost& c) {
+    using json = nlohmann::ordered_json;
+    json classes = json::array();
+    std::uint64_t total_n = 0;
+    miss_tally total;
+    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
+        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
+            const auto why = static_cast<migration_cause>(w);
+            const auto& k = c.at(why, static_cast<migration_distance>(d));
+            if (k.migrations == 0 && k.refill.total() == 0) continue;
+            total_n += k.migrations;
+            total += k.refill;
+            json row = {{"cause", scheduler::to_string(why)},
+                        {"distance", workloads::to_string(static_cast<migration_distance>(d))},
+                        {"migrations", k.migrations},
+                        {"refill", tally_json(k.refill)}};
+            row["stall_per_migration_us"] =
+                k.migrations ? json(per(k.refill.stall(), k.migrations) / 1e6) : json(nullptr);
+            classes.push_back(row);
+        }
+    json all = {{"migrations", total_n}, {"refill", tally_json(total)}};
+    all["stall_per_migration_us"] = total_n ? json(per(total.stall(), total_n) / 1e6) : json(nullptr);
+    json evicted_by = json::object();
+    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
+        const auto place = static_cast<workloads::evictor_place>(p);
+        evicted_by[workloads::to_string(place)] = c.stacking_by(place).total();
+    }
+    json stacking = tally_json(c.stacking());
+    stacking["evicted_by"] = evicted_by;
+    const json doc = {{"set_sampling", c.set_sampling()},
+                      {"classes", classes},
+                      {"all", all},
+                      {"unattributed", tally_json(c.unattributed())},
+                      {"stacking", stacking}};
+    out << doc.dump(2) << "\n";
 }
 
 } // namespace warmsched::sim

@@ -1,7 +1,7 @@
 // The cost-of-migration report, printed after the run summary of every workload run and written to
-// report.txt and stats.txt: per class of migration (cause x distance) the count and the refill that
-// followed -- the lines the task had in its previous CPU's caches and fetched again, by where they came
-// from, and their latency -- and the cost of stacking (lines a co-scheduled task evicted, fetched
+// report.txt, stats.txt and migration_report.json: per class of migration (cause x distance) the count and
+// the refill that followed -- the lines the task had in its previous CPU's caches and fetched again, by where
+// they came from, and their latency -- and the cost of stacking (lines a co-scheduled task evicted, fetched
 // again). The counts come from workloads/kernel/migration_cost, which tracks line ownership in the model.
 #pragma once
 
@@ -15,5 +15,8 @@ namespace warmsched::sim {
 void print_migration_report(std::ostream& out, const workloads::migration_cost& c);
 // gem5-style lines (kernel.migrationCost.<cause>.<distance>.*, kernel.stacking.*), for stats.txt.
 void write_migration_stats(std::ostream& out, const workloads::migration_cost& c);
+// The same report as JSON (migration_report.json): the classes the text prints, each with its count and
+// refill misses by origin and stall (us), the total, the unattributed misses and the stacking cost.
+void write_migration_report_json(std::ostream& out, const workloads::migration_cost& c);
 
 } // namespace warmsched::sim

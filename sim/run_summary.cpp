@@ -5,7 +5,9 @@
 #include "sim/migration_report.h"
 #include "workloads/kernel/cpu_executor.h"
 
+#include <array>
 #include <cstdio>
+#include <map>
 #include <string>
 
 namespace warmsched::sim {
@@ -209,6 +211,30 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
              "load_balance runs that moved nothing although imbalanced (Count)");
     }
     stat("kernel.albPushed", static_cast<double>(t.alb_pushed), "tasks pushed by active balance (Count)");
+    // Per domain level (SMT, MC, PKG/DIE, NUMA; summed over the CPUs' domains of that level): a name that
+    // two levels share (several NUMA levels) gets the level's number after it.
+    {
+        std::map<int, std::string> level_names;
+        std::map<std::string, int> levels_per_name;
+        for (const auto& sd : k.sched().domains().all_domains())
+            if (level_names.emplace(sd.level, sd.name).second) ++levels_per_name[sd.name];
+        std::map<int, std::array<std::uint64_t, 3>> count, gained;
+        for (const auto& sd : k.sched().domains().all_domains())
+            for (int i = 0; i < 3; ++i) {
+                count[sd.level][i] += sd.stats.lb_count[i];
+                gained[sd.level][i] += sd.stats.lb_gained[i];
+            }
+        for (const auto& [level, name] : level_names) {
+            const std::string p = "kernel.domain." + name +
+                                  (levels_per_name[name] > 1 ? std::to_string(level) : std::string()) + ".";
+            for (int i = 0; i < 3; ++i) {
+                stat(p + "lbCount::" + idle_names[i], static_cast<double>(count[level][i]),
+                     "load_balance runs at this domain level (Count)");
+                stat(p + "lbGained::" + idle_names[i], static_cast<double>(gained[level][i]),
+                     "tasks pulled by load_balance at this domain level (Count)");
+            }
+        }
+    }
     stat("kernel.forks", static_cast<double>(t.forks), "tasks created by fork/clone (Count)");
     stat("kernel.ipis", static_cast<double>(t.ipis), "reschedule IPIs received (Count)");
     for (unsigned c = 0; c < m.num_cpus(); ++c) {

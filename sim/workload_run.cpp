@@ -2,10 +2,16 @@
 #include "sim/workload_run.h"
 
 #include "sim/migration_report.h"
+#include "sim/outputs/chrome_trace_writer.h"
 #include "sim/outputs/ftrace_writer.h"
 #include "sim/outputs/progress_meter.h"
+#include "sim/outputs/report_json.h"
+#include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/outputs/stats_json.h"
+#include "sim/outputs/vcd_writer.h"
+#include "sim/plots/run_plots.h"
+#include "sim/plots/timeline_data.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -31,13 +37,18 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
     k.set_fast_forward(e.fast_forward);
     std::unique_ptr<ftrace_writer> trace;
-    if (e.trace.enabled) {
+    if (e.trace.enabled && e.trace.ftrace) {
         trace = std::make_unique<ftrace_writer>(k.sched(), m, e.trace);
     }
+    // The timeline behind trace.json, the VCD and the plots.
+    std::unique_ptr<sched_timeline> timeline;
+    if ((e.trace.enabled && e.trace.chrome) || e.trace.vcd || e.plot)
+        timeline = std::make_unique<sched_timeline>(k.sched(), m, e.trace);
     std::unique_ptr<progress_meter> progress;
     if (progress_meter::wanted(2)) progress = std::make_unique<progress_meter>(std::cerr, e.duration_ns);
-    tracepoint_tee tee(trace.get(), progress.get());
-    if (trace || progress) k.sched().set_tracepoints(&tee);
+    tracepoint_tee tee2(progress.get(), timeline.get());
+    tracepoint_tee tee(trace.get(), &tee2);
+    if (trace || progress || timeline) k.sched().set_tracepoints(&tee);
     std::vector<workloads::workload_command> ws;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
         ws.push_back(workloads::parse_command_line(
@@ -49,14 +60,19 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
     k.run(e.duration_ns);
     k.sched().set_tracepoints(nullptr);
+    if (timeline) timeline->finish(k.now());
     if (progress) progress->clear();
     const double sim_s = static_cast<double>(k.now()) / 1e9;
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     std::ostringstream report;
+    std::vector<workload_output> outputs;
     for (const auto& w : ws) {
         if (ws.size() > 1) report << "$ " << w.w->command() << "\n";
-        w.w->report(report);
+        std::ostringstream one;
+        w.w->report(one);
+        report << one.str();
+        outputs.push_back({w.w->command(), one.str()});
     }
     std::ostringstream summary;
     print_run_summary(summary, k, m, sim_s, e.seed);
@@ -83,13 +99,39 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ofstream stats_json(fs::path(out_dir) / "stats.json");
     write_stats_json(stats_json, stats.str());
     write_schedstat_dir(out_dir, schedstat_start, k);
+    {
+        std::ofstream rj(fs::path(out_dir) / "report.json");
+        write_report_json(rj, outputs);
+    }
+    if (const auto* c = k.migration_costs()) {
+        std::ofstream mj(fs::path(out_dir) / "migration_report.json");
+        write_migration_report_json(mj, *c);
+    }
+    std::string files = trace ? ", trace.txt" : "";
     if (trace) {
         std::ofstream tf(fs::path(out_dir) / "trace.txt");
         trace->write(tf);
     }
+    if (timeline && e.trace.enabled && e.trace.chrome) {
+        std::ofstream tj(fs::path(out_dir) / "trace.json");
+        write_chrome_trace(tj, *timeline);
+        files += ", trace.json";
+    }
+    if (timeline && e.trace.vcd) {
+        std::ofstream vcd(fs::path(out_dir) / "trace.vcd");
+        write_vcd(vcd, *timeline);
+        std::ofstream filter(fs::path(out_dir) / "trace.vcd.filter");
+        write_gtkwave_translate_filter(filter, *timeline);
+        files += ", trace.vcd, trace.vcd.filter";
+    }
+    if (timeline && e.plot) {
+        write_timeline_data(out_dir, *timeline);
+        files += ", plots/";
+    }
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
-    out << "results: " << out_dir << " (config.yaml, report.txt, stats.txt, stats.json, schedstat/"
-        << (trace ? ", trace.txt" : "") << ")\n";
+    out << "results: " << out_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
+        << (k.migration_costs() ? "migration_report.json, " : "") << "schedstat/" << files << ")\n";
+    if (e.plot) plot_run(out_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
     return all_done || e.duration_ns ? 0 : 1;

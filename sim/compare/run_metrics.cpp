@@ -88,6 +88,24 @@ run_metrics read_run_metrics(const std::string& dir) {
         if (src != "l1" && src != "l2" && src != "total") beyond_l2 += v;
     }
     out.emplace_back("other-L3 share (%)", beyond_l2 > 0 ? 100 * other / beyond_l2 : 0);
+    // Cross-LLC transfers: accesses served by another L3 (a cache-to-cache transfer between LLCs).
+    out.emplace_back("cross-LLC transfers", other);
+    // Migrations by distance, from the cost-of-migration classes (kernel.migrationCost.<cause>.<distance>).
+    static const std::pair<const char*, const char*> distances[] = {{"smtSibling", "SMT sibling"},
+                                                                    {"sameLLC", "same LLC"},
+                                                                    {"otherLLC", "other LLC"},
+                                                                    {"otherNode", "other node"}};
+    static const std::regex by_class(R"(^kernel\.migrationCost\.\w+\.(\w+)\.migrations$)");
+    bool have_classes = false;
+    std::map<std::string, double> by_distance;
+    for (const auto& [name, v] : stats) {
+        std::smatch m;
+        if (name == "kernel.migrationCost.migrations") have_classes = true;
+        if (std::regex_match(name, m, by_class)) by_distance[m[1].str()] += v;
+    }
+    if (have_classes)
+        for (const auto& [key, label] : distances)
+            out.emplace_back(std::string("migrations ") + label, by_distance[key]);
     double gained = 0;
     for (const char* idle : {"idle", "busy", "newidle"}) {
         const double g = value_of(stats, std::string("kernel.lbGained::") + idle);
@@ -95,6 +113,17 @@ run_metrics read_run_metrics(const std::string& dir) {
         out.emplace_back(std::string("lb gained ") + idle, g);
     }
     out.emplace_back("lb gained", gained);
+    // Per domain level (kernel.domain.<NAME>.lbGained::<idle type>), summed over the idle types.
+    static const std::regex level_gained(R"(^kernel\.domain\.(\w+)\.lbGained::\w+$)");
+    std::vector<std::string> levels;
+    std::map<std::string, double> per_level;
+    for (const auto& [name, v] : stats) {
+        std::smatch m;
+        if (!std::regex_match(name, m, level_gained)) continue;
+        if (!per_level.count(m[1].str())) levels.push_back(m[1].str());
+        per_level[m[1].str()] += v;
+    }
+    for (const auto& l : levels) out.emplace_back("lb gained " + l, per_level[l]);
     return out;
 }
 

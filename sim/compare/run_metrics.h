@@ -1,8 +1,9 @@
 // The numbers `warmsched compare` reads from one results directory: the workloads' headline metrics
 // parsed from report.txt (the lines their users parse: hackbench "Time:", perf bench "Total time:",
 // netperf's transaction rate, schbench "average rps", tbench "Throughput ... MB/sec") and key counters
-// from stats.json (migrations, context switches, share of L2 misses served by another L3, load-balance
-// pulls). Left out: migrations by distance and per-domain lb_gained (stats.json does not split them).
+// from stats.json (migrations, and by distance when the cost-of-migration tracker ran; context
+// switches; share of L2 misses served by another L3 and the number of such cross-LLC transfers;
+// load-balance pulls per idle type and per domain level).
 #pragma once
 
 #include <string>

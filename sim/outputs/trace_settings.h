@@ -1,6 +1,8 @@
-// What the ftrace writer records: whether trace.txt is written, the time window, and how often the
-// per-CPU cache-miss counters are sampled. Experiment keys trace.enabled, trace.start, trace.end,
-// trace.counter_interval; command line --trace and --trace-window START:END (seconds).
+// What the trace writers record: whether a trace is written and in which formats (trace.txt ftrace
+// text, trace.json Chrome JSON), whether the VCD is, the time window, and how often the per-CPU
+// cache-miss counters are sampled. Experiment keys trace.enabled, trace.formats (comma-separated: ftrace,
+// chrome), trace.vcd, trace.start, trace.end, trace.counter_interval; command line --trace,
+// --trace-format LIST, --vcd and --trace-window START:END (seconds).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +12,11 @@
 namespace warmsched::sim {
 
 struct trace_settings {
-    bool enabled = false;                          // write trace.txt
-    std::uint64_t start_ns = 0, end_ns = 0;        // window [start, end); end 0: to the end of the run
+    bool enabled = false;                   // record the trace (files: formats)
+    bool ftrace = true;                     // formats: ftrace -> trace.txt
+    bool chrome = false;                    // formats: chrome -> trace.json (Trace Event Format)
+    bool vcd = false;                       // trace.vcd + trace.vcd.filter (GTKWave), even without enabled
+    std::uint64_t start_ns = 0, end_ns = 0; // window [start, end); end 0: to the end of the run
     std::uint64_t counter_interval_ns = 1'000'000; // cache-miss counters at most once per this, per CPU
 };
 

@@ -1,0 +1,19 @@
+// Running gnuplot (Debian's gnuplot-nox, with the pngcairo and svg terminals) on a script the plot
+// writers generated. Plots are drawn by gnuplot, never by our own drawing code.
+#pragma once
+
+#include <string>
+
+namespace warmsched::sim {
+
+// The gnuplot executable found on PATH; empty when there is none.
+std::string find_gnuplot();
+
+// Runs `gnuplot script` in `dir` (the script names its outputs relative to it). Throws config_error
+// naming gnuplot when it is missing (install gnuplot-nox) or when it fails (its stderr follows).
+void run_gnuplot(const std::string& dir, const std::string& script);
+
+// A gnuplot string literal: single quotes, with ' doubled.
+std::string gnuplot_quoted(const std::string& s);
+
+} // namespace warmsched::sim

@@ -1,0 +1,350 @@
+// The results files that are not the kernel's own formats, each read back the way its users read it and
+// checked against the run's own counters: report.json and migration_report.json (against report.txt and
+// stats.json), compare's counter rows (migrations by distance, cross-LLC transfers, lb gained per
+// domain level, against stats.json), trace.json (Trace Event Format: parses, every event has ph/ts/pid,
+// slices of a CPU do not overlap, one per stint and one instant per sched_migrate_task of trace.txt),
+// trace.vcd (IEEE 1364 text: header, declared ids, increasing timestamps) with its GTKWave translate
+// filter (names every pid the VCD shows), and the gnuplot plots (PNG and SVG files that are what they
+// say; cyclictest's histogram data adds up to its printed totals), plus the one-line errors of bad
+// options.
+#include <catch2/catch.hpp>
+
+#include "support/cli_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using warmsched::test::run_cli;
+
+namespace {
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// One run on zen3-5950x into a fresh directory (default: a short hackbench); `extra` are more run options.
+fs::path run_workload(const std::string& name, const std::string& extra,
+                      const std::string& workload = "hackbench -p -g 2 -l 10") {
+    const fs::path dir = fs::temp_directory_path() / ("warmsched-outputs-" + name);
+    fs::remove_all(dir);
+    const auto r =
+        run_cli("run --platform zen3-5950x " + extra + " --out " + dir.string() + " -- " + workload);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    return dir;
+}
+
+// stats.json's values by dotted name.
+std::map<std::string, double> stats_of(const fs::path& dir) {
+    std::map<std::string, double> out;
+    const json j = json::parse(slurp(dir / "stats.json"));
+    for (const auto& block : j.at("simulation"))
+        for (const auto& [name, stat] : block.items())
+            if (!stat.at("value").is_null()) out[name] = stat.at("value").get<double>();
+    return out;
+}
+
+double sum_matching(const std::map<std::string, double>& stats, const std::regex& re) {
+    double s = 0;
+    for (const auto& [name, v] : stats)
+        if (std::regex_match(name, re)) s += v;
+    return s;
+}
+} // namespace
+
+TEST_CASE("report.json and migration_report.json agree with report.txt and stats.json") {
+    const fs::path dir = run_workload("json", "");
+    const json report = json::parse(slurp(dir / "report.json"));
+    std::smatch m;
+    const std::string text = slurp(dir / "report.txt");
+    REQUIRE(std::regex_search(text, m, std::regex(R"((?:^|\n)Time: ([0-9.]+)\n)")));
+    REQUIRE(report.at("workloads").size() == 1);
+    CHECK(report["workloads"][0]["command"] == "hackbench -p -g 2 -l 10");
+    CHECK(text.find(report["workloads"][0]["output"].get<std::string>()) == 0);
+    CHECK(report["metrics"]["hackbench Time (s)"].get<double>() == Approx(std::stod(m[1].str())));
+
+    const auto stats = stats_of(dir);
+    const json mr = json::parse(slurp(dir / "migration_report.json"));
+    double class_sum = 0, refill_sum = 0;
+    for (const auto& c : mr.at("classes")) {
+        class_sum += c.at("migrations").get<double>();
+        refill_sum += c.at("refill").at("misses").get<double>();
+        double by_origin = 0;
+        for (const auto& [origin, n] : c["refill"]["by_origin"].items()) by_origin += n.get<double>();
+        CHECK(by_origin == c["refill"]["misses"].get<double>());
+    }
+    REQUIRE(stats.count("kernel.migrationCost.migrations"));
+    CHECK(class_sum > 0);
+    CHECK(mr["all"]["migrations"].get<double>() == class_sum);
+    CHECK(class_sum == stats.at("kernel.migrationCost.migrations"));
+    CHECK(refill_sum == stats.at("kernel.migrationCost.refill.misses"));
+    CHECK(mr["unattributed"]["misses"].get<double>() == stats.at("kernel.migrationCost.unattributed.misses"));
+    CHECK(mr["stacking"]["misses"].get<double>() == stats.at("kernel.stacking.misses"));
+    CHECK(mr["stacking"]["stall_us"].get<double>() ==
+          Approx(stats.at("kernel.stacking.stallSeconds") * 1e6).epsilon(1e-5));
+}
+
+TEST_CASE("compare prints migrations by distance and cross-LLC transfers and lb gained per domain level") {
+    const fs::path a = run_workload("cmp-cfs", "--kernel cfs"),
+                   b = run_workload("cmp-eevdf", "--kernel eevdf");
+    const auto c = run_cli("compare " + a.string() + " " + b.string());
+    INFO(c.out << c.err);
+    REQUIRE(c.status == 0);
+    // The Amean row of `metric`: the first column's value (one run: the value itself).
+    auto first_column = [&](const std::string& metric) {
+        std::smatch m;
+        const std::regex row("\\nAmean +" + metric + R"( +([-0-9.e+]+) \()");
+        REQUIRE(std::regex_search(c.out, m, row));
+        return std::stod(m[1].str());
+    };
+    const auto s = stats_of(a);
+    double by_distance = 0;
+    for (const auto& [label, key] :
+         std::vector<std::pair<std::string, std::string>>{{"SMT sibling", "smtSibling"},
+                                                          {"same LLC", "sameLLC"},
+                                                          {"other LLC", "otherLLC"},
+                                                          {"other node", "otherNode"}}) {
+        const double want =
+            sum_matching(s, std::regex(R"(kernel\.migrationCost\.\w+\.)" + key + R"(\.migrations)"));
+        CHECK(first_column("migrations " + label) == Approx(want));
+        by_distance += want;
+    }
+    CHECK(by_distance == s.at("kernel.migrationCost.migrations"));
+    CHECK(first_column("cross-LLC transfers") ==
+          Approx(sum_matching(s, std::regex(R"(system\.cpu\d+\.accesses::(remote_llc|remote_socket))"))));
+    // zen3-5950x under CFS (v5.15): SMT, MC (the CCX) and DIE; the levels' pulls add up to the idle
+    // types' pulls.
+    double levels = 0;
+    for (const char* level : {"SMT", "MC", "DIE"}) {
+        const double want =
+            sum_matching(s, std::regex(std::string(R"(kernel\.domain\.)") + level + R"(\.lbGained::\w+)"));
+        CHECK(first_column(std::string("lb gained ") + level) == Approx(want));
+        levels += want;
+    }
+    CHECK(levels == sum_matching(s, std::regex(R"(kernel\.lbGained::\w+)")));
+}
+
+TEST_CASE("trace.json is a Chrome trace of every stint and migration in trace.txt") {
+    const fs::path dir = run_workload("chrome", "--trace-format ftrace,chrome");
+    const json t = json::parse(slurp(dir / "trace.json"));
+    CHECK(t.at("displayTimeUnit") == "ns");
+    const auto& events = t.at("traceEvents");
+    REQUIRE(events.size() > 100);
+    std::map<int, std::vector<std::pair<double, double>>> per_cpu; // tid -> [ts, ts + dur)
+    std::size_t instants = 0, counters = 0, named_threads = 0;
+    std::map<int, std::size_t> stints; // pid -> slices
+    for (const auto& e : events) {
+        REQUIRE(e.contains("ph"));
+        REQUIRE(e.contains("ts"));
+        REQUIRE(e.contains("pid"));
+        const std::string ph = e["ph"];
+        if (ph == "X") {
+            REQUIRE(e.contains("dur"));
+            CHECK(e["dur"].get<double>() > 0);
+            per_cpu[e["tid"].get<int>()].emplace_back(e["ts"].get<double>(),
+                                                      e["ts"].get<double>() + e["dur"].get<double>());
+            ++stints[e["args"]["pid"].get<int>()];
+        } else if (ph == "i") {
+            ++instants;
+        } else if (ph == "C") {
+            ++counters;
+            CHECK(e["args"].is_object());
+        } else if (ph == "M") {
+            named_threads += e["name"] == "thread_name";
+        }
+    }
+    CHECK(named_threads == 32);
+    CHECK(counters > 0);
+    for (auto& [cpu, slices] : per_cpu) { // one CPU runs one task at a time
+        std::sort(slices.begin(), slices.end());
+        for (std::size_t i = 1; i < slices.size(); ++i) CHECK(slices[i].first >= slices[i - 1].second - 1e-9);
+    }
+    // Against trace.txt: one instant per sched_migrate_task, one slice per switch to a task (none of
+    // this run's stints is empty).
+    const std::string txt = slurp(dir / "trace.txt");
+    std::size_t migrate_lines = 0, switches_to_tasks = 0;
+    std::istringstream in(txt);
+    for (std::string line; std::getline(in, line);) {
+        migrate_lines += line.find(": sched_migrate_task: ") != std::string::npos;
+        switches_to_tasks += line.find(": sched_switch: ") != std::string::npos &&
+                             line.find("next_pid=0 ") == std::string::npos;
+    }
+    CHECK(instants == migrate_lines);
+    std::size_t slices = 0;
+    for (const auto& [cpu, v] : per_cpu) slices += v.size();
+    CHECK(slices == switches_to_tasks);
+    // Each task has one slice per time it ran (/proc/<pid>/schedstat's pcount, its third field).
+    std::size_t tasks = 0;
+    for (const auto& entry : fs::directory_iterator(dir / "schedstat")) {
+        if (!entry.is_directory()) continue;
+        const int pid = std::stoi(entry.path().filename().string());
+        std::istringstream st(slurp(entry.path() / "schedstat"));
+        unsigned long long run_ns = 0, delay_ns = 0, pcount = 0;
+        st >> run_ns >> delay_ns >> pcount;
+        INFO("pid " << pid);
+        CHECK(stints[pid] == pcount);
+        ++tasks;
+    }
+    CHECK(tasks == 81);
+}
+
+TEST_CASE("trace.vcd is a value change dump and the translate filter names every pid it shows") {
+    const fs::path dir = run_workload("vcd", "--vcd");
+    CHECK_FALSE(fs::exists(dir / "trace.txt")); // --vcd alone writes no ftrace text
+    std::istringstream in(slurp(dir / "trace.vcd"));
+    std::map<std::string, std::string> vars; // id -> cpu<N>.name
+    std::string scope, line;
+    bool timescale = false;
+    const std::regex var(R"(^\$var wire 32 (\S+) (\w+) \[31:0\] \$end$)");
+    const std::regex scope_re(R"(^\$scope module (\w+) \$end$)");
+    while (std::getline(in, line) && line != "$enddefinitions $end") {
+        std::smatch m;
+        if (line == "$timescale 1 ns $end") timescale = true;
+        if (std::regex_match(line, m, scope_re)) scope = m[1].str();
+        if (std::regex_match(line, m, var)) vars[m[1].str()] = scope + "." + m[2].str();
+    }
+    CHECK(timescale);
+    REQUIRE(line == "$enddefinitions $end");
+    REQUIRE(vars.size() == 32 * 5);
+    long long last_t = -1;
+    std::set<unsigned long> pids;
+    std::size_t changes = 0;
+    const std::regex value(R"(^b([01]+) (\S+)$)");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (line.empty() || line == "$dumpvars" || line == "$end") continue;
+        if (line[0] == '#') {
+            const long long t = std::stoll(line.substr(1));
+            CHECK(t > last_t);
+            last_t = t;
+            continue;
+        }
+        REQUIRE(std::regex_match(line, m, value));
+        REQUIRE(vars.count(m[2].str()));
+        ++changes;
+        const std::string& name = vars[m[2].str()];
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".pid")
+            pids.insert(std::stoul(m[1].str(), nullptr, 2));
+    }
+    CHECK(changes > 100);
+    CHECK(pids.size() == 82); // hackbench -g 2: the parent and 80 children, and idle (0)
+    std::map<unsigned long, std::string> filter;
+    std::istringstream f(slurp(dir / "trace.vcd.filter"));
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream words(line);
+        unsigned long pid;
+        std::string text;
+        REQUIRE(words >> pid >> text);
+        filter[pid] = text;
+    }
+    for (unsigned long pid : pids) {
+        INFO("pid " << pid);
+        REQUIRE(filter.count(pid));
+        CHECK(filter[pid] == (pid == 0 ? std::string("idle") : "hackbench-" + std::to_string(pid)));
+    }
+}
+
+TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
+    const bool have_gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+    if (!have_gnuplot) {
+        WARN("gnuplot is not installed (make deps installs gnuplot-nox): checking the error only");
+        const auto r = run_cli("run --platform zen3-5950x --plot --out " +
+                               (fs::temp_directory_path() / "warmsched-outputs-noplot").string() +
+                               " -- hackbench -p -g 1 -l 2");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("error: plot: gnuplot not found") != std::string::npos);
+        return;
+    }
+    auto check_image = [](const fs::path& p) {
+        INFO(p.string());
+        REQUIRE(fs::exists(p));
+        const std::string data = slurp(p);
+        REQUIRE(data.size() > 1000);
+        if (p.extension() == ".png")
+            CHECK(data.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+        else
+            CHECK(data.find("<svg") != std::string::npos);
+    };
+    const fs::path dir = run_workload("plot", "--plot");
+    for (const char* name : {"timeline", "migrations", "miss_rates"})
+        for (const char* ext : {".png", ".svg"}) check_image(dir / "plots" / (std::string(name) + ext));
+    // cyclictest -h: its histogram, one column per thread, adding up to the "# Total:" it printed.
+    const fs::path cyc =
+        run_workload("plot-cyclictest", "--plot", "cyclictest -n -p 90 -t 2 -i 200 -l 200 -h 50 -q");
+    check_image(cyc / "plots" / "latency_histogram.png");
+    check_image(cyc / "plots" / "latency_histogram.svg");
+    {
+        std::smatch m;
+        const std::string report = slurp(cyc / "report.txt");
+        REQUIRE(std::regex_search(report, m, std::regex(R"(\n# Total: (\d+) (\d+)\n)")));
+        std::istringstream dat(slurp(cyc / "plots" / "latency_histogram.dat"));
+        std::string header;
+        std::getline(dat, header);
+        CHECK(header == "us \"T:0\" \"T:1\"");
+        double us = 0, t0 = 0, t1 = 0, sum0 = 0, sum1 = 0;
+        while (dat >> us >> t0 >> t1) {
+            sum0 += t0;
+            sum1 += t1;
+        }
+        CHECK(sum0 == std::stod(m[1].str()));
+        CHECK(sum1 == std::stod(m[2].str()));
+    }
+    // Again from the directory; a sweep of two variants over two group counts.
+    for (const char* name : {"timeline", "miss_rates"})
+        fs::remove(dir / "plots" / (std::string(name) + ".png"));
+    const auto again = run_cli("plot " + dir.string());
+    INFO(again.out << again.err);
+    REQUIRE(again.status == 0);
+    check_image(dir / "plots" / "timeline.png");
+    std::string points;
+    for (const char* kernel : {"cfs", "eevdf"})
+        for (const char* groups : {"1", "2"}) {
+            const fs::path d =
+                run_workload(std::string("sweep-") + kernel + groups, std::string("--kernel ") + kernel,
+                             std::string("hackbench -p -g ") + groups + " -l 5");
+            points += std::string(" ") + kernel + ":" + groups + ":" + d.string();
+        }
+    const fs::path out = fs::temp_directory_path() / "warmsched-outputs-sweep-plots";
+    fs::remove_all(out);
+    const auto sweep =
+        run_cli("plot --sweep --metric migrations --x-label groups --out " + out.string() + points);
+    INFO(sweep.out << sweep.err);
+    REQUIRE(sweep.status == 0);
+    check_image(out / "sweep.png");
+    check_image(out / "sweep.svg");
+    // The data: one block per variant, x ascending, each point the run's migrations.
+    const std::string dat = slurp(out / "sweep.dat");
+    CHECK(dat.find("# cfs\nx amean stddev\n1 ") == 0);
+    CHECK(dat.find("\n\n\n# eevdf\nx amean stddev\n1 ") != std::string::npos);
+}
+
+TEST_CASE("bad trace and plot options are one-line errors naming the option") {
+    const auto bad_format = run_cli("run --platform zen3-5950x --trace-format perfetto --out " +
+                                    (fs::temp_directory_path() / "warmsched-outputs-bad").string() +
+                                    " -- hackbench -p -g 1 -l 2");
+    CHECK(bad_format.status == 2);
+    CHECK(bad_format.err.find("trace.formats") != std::string::npos);
+    CHECK(bad_format.err.find("unknown trace format 'perfetto'") != std::string::npos);
+    const auto bad_point = run_cli("plot --sweep cfs:two:/tmp");
+    CHECK(bad_point.status == 2);
+    CHECK(bad_point.err.find("error: --sweep: expected VARIANT:X:DIR") == 0);
+    const auto not_results = run_cli("plot " + fs::temp_directory_path().string());
+    CHECK(not_results.status == 2);
+    CHECK(not_results.err.find("error: plot: ") == 0);
+    CHECK(std::count(not_results.err.begin(), not_results.err.end(), '\n') == 1);
+}
