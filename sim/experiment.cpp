@@ -5,6 +5,7 @@
 #include "platforms/config/config_reader.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
+#include "sim/cgroups/cgroup_config.h"
 #include "sim/kernel_config.h"
 #include "sim/workload_entries.h"
 #include "sim/workload_run.h"
@@ -113,6 +114,8 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         if (e.trace.counter_interval_ns == 0) t.error("counter_interval", "must be at least 1ns");
         t.finish();
     }
+    cgroup_setup cg = read_cgroups(r, errors, e.resolved);
+    e.cgroups = cg.tree;
     if (!command.empty()) {
         workloads::parse_command_line(command, cpus); // the tool's own usage error if it is wrong
         r.consume("workloads");
@@ -120,13 +123,34 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         for (const auto& w : command) line += (line.empty() ? "" : " ") + w;
         e.workloads.push_back(line);
         e.workload_params.emplace_back();
+        e.workload_groups.push_back(0);
         auto seq = config::config_node::make_sequence({"<command line>", 0, 0});
-        seq.items().push_back(resolve_workload_entry({line, {}}, cpus));
+        seq.items().push_back(resolve_workload_entry(workload_entry{line, {}, {}, {}}, cpus, e.cgroups));
         e.resolved.set("workloads", seq, {"<command line>", 0, 0});
-    } else if (const config::config_node* list = r.consume("workloads")) {
-        for (auto& w : read_workload_entries(*list, r.path("workloads"), cpus, errors, e.resolved)) {
+    } else {
+        std::vector<workload_entry> entries;
+        if (const config::config_node* list = r.consume("workloads"))
+            entries = read_workload_entries(*list, r.path("workloads"), cpus, errors, e.resolved, e.cgroups);
+        // The generators' leaf workloads follow the listed ones (resolved with their cgroup).
+        if (!cg.leaf_workloads.empty()) {
+            config::config_node* seq = e.resolved.find("workloads");
+            if (!seq) seq = &e.resolved.set("workloads", config::config_node::make_sequence({}));
+            for (auto& w : cg.leaf_workloads) {
+                try {
+                    seq->push_back(resolve_workload_entry(w, cpus, e.cgroups));
+                } catch (const workloads::usage_error& u) {
+                    const std::string what = u.what();
+                    errors.add(w.where, r.path("cgroup_generator") + ".leaf_workload",
+                               what.substr(0, what.find('\n')));
+                    break;
+                }
+                entries.push_back(std::move(w));
+            }
+        }
+        for (auto& w : entries) {
             e.workloads.push_back(w.command);
             e.workload_params.push_back(std::move(w.params));
+            e.workload_groups.push_back(w.cgroup.empty() ? 0 : e.cgroups.find(w.cgroup).value_or(0));
         }
     }
     auto probes = r.child("probes");

@@ -7,6 +7,7 @@
 #include "platforms/config/config_node.h"
 #include "platforms/platform_params.h"
 #include "scheduler/core/scheduler.h"
+#include "scheduler/group/cgroup_tree.h"
 #include "sim/outputs/trace_settings.h"
 #include "sim/probe_suite.h"
 #include "workloads/cli/workload_params.h"
@@ -28,6 +29,9 @@ struct experiment {
     scheduler::sched_config kernel;
     std::vector<std::string> workloads;                      // command lines, e.g. "hackbench -p -g 10"
     std::vector<workloads::workload_params> workload_params; // each one's parameters (same order), as given
+    std::vector<scheduler::group_id> workload_groups;        // each one's cgroup (same order; 0: the root)
+    // `cgroups:` and `cgroup_generator:` (sim/cgroups/cgroup_config.h); only the root when none is given.
+    scheduler::cgroup_tree cgroups;
     std::uint64_t duration_ns = 0; // stop after this much simulated time (0: when the workloads end)
     bool migration_cost = true;    // run the cost-of-migration tracker and print its report
     trace_settings trace;          // trace.txt (ftrace text), trace.json, trace.vcd; off by default

@@ -2,8 +2,11 @@
 // tasks and kernel objects before the run, report() prints what the real tool prints at the end.
 #pragma once
 
+#include "scheduler/group/cgroup_tree.h"
+
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace warmsched::workloads {
@@ -22,6 +25,11 @@ public:
     virtual void report(std::ostream& out) const = 0;
     // Writes the tool's own output files (rt-app's per-thread logs, ...) into the run's results directory.
     virtual void write_files(const std::string& dir) const { (void)dir; }
+    // cgroup v2 paths its own configuration moves tasks into (rt-app's "taskgroup"), each with where it
+    // is given ("rt-app: t.json: tasks.t.taskgroup"): the run checks them against the experiment's
+    // hierarchy, then hands the hierarchy to use_cgroups() before start().
+    virtual std::vector<std::pair<std::string, std::string>> cgroups_named() const { return {}; }
+    virtual void use_cgroups(const scheduler::cgroup_tree& tree) { (void)tree; }
 };
 
 } // namespace warmsched::workloads

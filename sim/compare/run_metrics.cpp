@@ -113,15 +113,17 @@ run_metrics read_run_metrics(const std::string& dir) {
         out.emplace_back(std::string("lb gained ") + idle, g);
     }
     out.emplace_back("lb gained", gained);
-    // Per domain level (kernel.domain.<NAME>.lbGained::<idle type>), summed over the idle types.
+    // Per domain level (kernel.domain.<NAME>.lbGained::<idle type>), summed over the idle types. v5.15
+    // calls the package level DIE and v6.12 PKG (renamed in v6.7): one row, so CFS and EEVDF compare.
     static const std::regex level_gained(R"(^kernel\.domain\.(\w+)\.lbGained::\w+$)");
     std::vector<std::string> levels;
     std::map<std::string, double> per_level;
     for (const auto& [name, v] : stats) {
         std::smatch m;
         if (!std::regex_match(name, m, level_gained)) continue;
-        if (!per_level.count(m[1].str())) levels.push_back(m[1].str());
-        per_level[m[1].str()] += v;
+        const std::string level = m[1].str() == "DIE" || m[1].str() == "PKG" ? "PKG/DIE" : m[1].str();
+        if (!per_level.count(level)) levels.push_back(level);
+        per_level[level] += v;
     }
     for (const auto& l : levels) out.emplace_back("lb gained " + l, per_level[l]);
     return out;

@@ -136,15 +136,13 @@ void plot_run(const std::string& dir, std::ostream& out) {
     const std::string plots_dir = plots.string();
 
     if (fs::exists(plots / "timeline.dat")) {
+        // Every CPU of the machine (stats.json has each one's counters), idle ones included.
         std::size_t cpus = 1;
-        {
-            std::ifstream in(plots / "timeline.dat");
-            std::string header;
-            std::getline(in, header);
-            for (unsigned cpu; in >> cpu;) {
-                cpus = std::max<std::size_t>(cpus, cpu + 1);
-                in.ignore(1 << 20, '\n');
-            }
+        static const std::regex cpu_stat(R"(^system\.cpu(\d+)\.contextSwitches$)");
+        for (const auto& [name, v] : parse_stats_json(slurp(fs::path(dir) / "stats.json"))) {
+            std::smatch m;
+            if (std::regex_match(name, m, cpu_stat))
+                cpus = std::max<std::size_t>(cpus, std::stoul(m[1].str()) + 1);
         }
         write_script(plots, "timeline",
                      "set title 'Who ran where (one colour per process; white: idle)'\n"
