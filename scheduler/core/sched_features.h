@@ -43,6 +43,18 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(SIS_UTIL, off, on, "select_idle_cpu scans in proportion to the LLC's spare utilization")               \
     X(TTWU_QUEUE, on, on, "wake a task on another LLC or an idle CPU through its wake list and an IPI")      \
     X(LB_MIN, off, off, "load balancing skips tasks of load below 16 until a balance attempt has failed")    \
+    X(NO_CROSS_LLC_BALANCE, off, off,                                                                        \
+      "model flag (diagnostic): no periodic, newidle or NOHZ load balancing at domain levels above the LLC " \
+      "(wakeup, fork and exec placement across LLCs are unaffected)")                                        \
+    X(TASK_BASED_THROTTLE, off, off,                                                                         \
+      "v6.18 CFS bandwidth throttle: a throttled group's tasks run on in the kernel and leave one by one "   \
+      "at their return to user mode onto a limbo list (off: the per-cfs_rq model of v5.15/v6.12)")           \
+    X(THROTTLED_LB_PAIR, on, on,                                                                             \
+      "CFS bandwidth: load balancing does not move a task whose group is throttled on the source or the "    \
+      "destination CPU (removed by patch 5 of the v6.18 task-based series)")                                 \
+    X(LB_THROTTLED_DEST, off, off,                                                                           \
+      "CFS bandwidth (v6.18 follow-up): load balancing does not move a task to a CPU where its group is "    \
+      "throttled")                                                                                           \
     X(RT_RUNTIME_SHARE, off, off, "a throttling CPU borrows unused RT runtime from the other CPUs")          \
     X(RT_PUSH_IPI, on, on,                                                                                   \
       "a CPU whose RT priority drops sends an IPI to the overloaded CPUs, which push, instead of pulling")   \

@@ -1,8 +1,8 @@
 // The scheduler's tunables as the kernel exposes them (the fair class's in debugfs /sys/kernel/debug/sched/*
 // since v5.13, the kernel.sched_child_runs_first sysctl of v5.15, and the RT class's kernel.sched_rt_* and
-// kernel.sched_rr_timeslice_ms sysctls), by name, with the kernels that have each.
-// Values are raw nanoseconds, as written to debugfs; tunable_scaling (0 none, 1 log, 2 linear)
-// re-derives the CPU-scaled defaults before explicit values are applied.
+// kernel.sched_rr_timeslice_ms sysctls, and kernel.sched_cfs_bandwidth_slice_us), by name, with the kernels
+// that have each. Values are raw nanoseconds, as written to debugfs; tunable_scaling (0 none, 1 log, 2
+// linear) re-derives the CPU-scaled defaults before explicit values are applied.
 #pragma once
 
 #include "scheduler/core/scheduler.h"
@@ -31,6 +31,8 @@ inline const std::vector<sched_sysctl>& sched_sysctls() {
         {"sched_rt_runtime_us", true, true, -1, 2'147'483'647,
          "RT runtime per period and CPU (-1 = no limit)"},
         {"sched_rr_timeslice_ms", true, true, 1, 2'147'483'647, "SCHED_RR timeslice"},
+        {"sched_cfs_bandwidth_slice_us", true, true, 1, 2'147'483'647,
+         "CFS bandwidth: runtime a CPU takes from its group's pool at a time"},
     };
     return table;
 }
@@ -48,6 +50,7 @@ inline void apply_sysctl(sched_config& c, const std::string& name, long long val
     if (name == "sched_rt_period_us") c.rt.sched_rt_period_us = value;
     if (name == "sched_rt_runtime_us") c.rt.sched_rt_runtime_us = value;
     if (name == "sched_rr_timeslice_ms") c.rt.sched_rr_timeslice_ms = value;
+    if (name == "sched_cfs_bandwidth_slice_us") t.cfs_bandwidth_slice_ns = v * 1000;
     if (t.min_granularity_ns > 0) t.nr_latency = static_cast<unsigned>(t.latency_ns / t.min_granularity_ns);
 }
 

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
+#include <string>
 
 namespace warmsched::scheduler {
 
@@ -165,6 +167,7 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.se.custom_slice = custom_slice;
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
+    if (!rq.curr->is_idle) child.cgroup = rq.curr->cgroup; // cgroup_fork: the parent's css_set
     init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
     if (trace_) trace_->sched_process_fork(this_cpu, now, *rq.curr, child);
@@ -320,7 +323,9 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         }
     }
     task& prev = *prevp;
+    if (bandwidth_.active()) bandwidth_.check_prev(rq, prev); // check_cfs_rq_runtime at put_prev
     task& next = pick_next_task(rq, &prev);
+    if (bandwidth_.active()) bandwidth_.picked(rq, next);
     // Cleared after the pick, as __schedule does (clear_tsk_need_resched(prev) follows
     // pick_next_task): a resched the pick's own update_curr asks for is already being served.
     rq.need_resched = false;
@@ -415,8 +420,71 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     update_rq_clock(rq, now);
     if (trace_) trace_->sched_tick(cpu, now);
     rt_of(*rt_).bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
+    if (bandwidth_.active() && rq.clock >= bandwidth_.next_timer()) bandwidth_.run_timers(cpu, rq.clock);
     class_of(*rq.curr).task_tick(rq, *rq.curr);
     fair_of(*fair_).balancing().trigger_load_balance(rq, now);
+}
+
+void scheduler::sched_timer(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    update_rq_clock(rqs_[cpu], now);
+    bandwidth_.run_timers(cpu, rqs_[cpu].clock);
+}
+
+void scheduler::return_to_user(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    task& p = *rq.curr;
+    if (p.is_idle || !p.throttle_work) return;
+    bandwidth_.return_to_user(rq, p);
+}
+
+void scheduler::set_cgroups(const cgroup_tree& tree) {
+    groups_.build(tree);
+    bandwidth_.build();
+    shares_.build(num_cpus());
+    fair_of(*fair_).set_groups_enabled(groups_.enabled());
+}
+
+void scheduler::attach_task(task& p, group_id g, nsec now) {
+    if (g >= groups_.size())
+        throw std::invalid_argument("cgroup.procs: group " + std::to_string(g) + " does not exist");
+    if (p.cgroup == g) return;
+    runqueue& rq = rqs_[p.cpu];
+    update_rq_clock(rq, now);
+    if (p.is_idle || p.is_rt() || !p.on_rq) {
+        p.cgroup = g;
+        return;
+    }
+    if (p.throttled) return bandwidth_.move_parked(rq, p, g); // it is enqueued afresh
+    // Queued on the flat fair queue (sched_move_task): it keeps its place; its levels' counts and its
+    // hierarchical weight change, and it leaves the queue if the new hierarchy is throttled here.
+    shares_.task_dequeued(rq.cpu, p);
+    if (bandwidth_.active()) bandwidth_.task_dequeued(rq, p);
+    p.cgroup = g;
+    shares_.task_enqueued(rq.cpu, p);
+    if (bandwidth_.active()) bandwidth_.task_enqueued(rq, p);
+    fair_of(*fair_).reweight_task(rq, p, shares_.task_weight(rq.cpu, p));
+    if (bandwidth_.active() && !p.se.sched_delayed) {
+        bandwidth_.park_if_throttled(rq, p);
+        if (p.throttled && rq.curr == &p) resched_curr(rq);
+    }
+}
+
+cgroup_cpu_stat scheduler::cpu_stat(group_id g, nsec now) const {
+    (void)now;
+    cgroup_cpu_stat st;
+    if (g >= groups_.size()) return st;
+    st.usage_ns = groups_[g].usage_ns;
+    if (const cfs_bandwidth* b = bandwidth_.pool(g)) {
+        st.nr_periods = b->nr_periods;
+        st.nr_throttled = b->nr_throttled;
+        st.throttled_ns = b->throttled_time;
+        st.nr_bursts = b->nr_burst;
+        st.burst_ns = b->burst_time;
+    }
+    return st;
 }
 
 void scheduler::yield(unsigned cpu, nsec now) {

@@ -8,7 +8,9 @@
 // Load balancing runs in the fair class (fair/load_balance, fair/balance_triggers) from three places
 // here: schedule() (newidle, through the class's balance op, and the stopper of an active balance),
 // scheduler_tick (periodic balance and the NOHZ kick) and nohz_idle_balance (the kicked CPU's IPI).
-// Left to later issues: the stop and deadline classes, CFS bandwidth control and cgroups.
+// cgroups: set_cgroups gives the run's cgroup v2 tree (group/task_groups.h); tasks are put in groups
+// with attach_task (cgroup.procs) and children inherit their parent's; cpu_stat reports a group's
+// cpu.stat. Left to later issues: the stop and deadline classes.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -16,6 +18,10 @@
 #include "scheduler/core/sched_features.h"
 #include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/fair/fair_tunables.h"
+#include "scheduler/group/cfs_bandwidth.h"
+#include "scheduler/group/cgroup_tree.h"
+#include "scheduler/group/group_shares.h"
+#include "scheduler/group/task_groups.h"
 #include "scheduler/rt/rt_tunables.h"
 #include "scheduler/topology/cpu_layout.h"
 #include "scheduler/topology/sched_domain_tree.h"
@@ -70,6 +76,9 @@ public:
     virtual void task_migrated(const task& p, unsigned from, unsigned to, migration_cause why) {
         (void)p, (void)from, (void)to, (void)why;
     }
+    // An hrtimer of the scheduler (CFS bandwidth period and slack timers) is due at `expiry` on `cpu`:
+    // interrupt that CPU then and call scheduler::sched_timer. Without it, due timers run at ticks.
+    virtual void arm_sched_timer(unsigned cpu, nsec expiry) { (void)cpu, (void)expiry; }
 };
 
 // What try_to_wake_up did.
@@ -177,6 +186,27 @@ public:
     bool rd_overloaded() const { return rd_overloaded_; }
     void set_rd_overloaded(bool v) { rd_overloaded_ = v; }
 
+    // cgroups (cpu controller, v2). set_cgroups: the run's hierarchy, before any task exists (the
+    // experiment reader validates it). attach_task: writes p's pid to the group's cgroup.procs (a queued
+    // or running task moves too). task_group_of: p's group (a forked child inherits its parent's).
+    // cpu_stat: the group's cpu.stat at `now` (usage is hierarchical, as in cgroup v2).
+    void set_cgroups(const cgroup_tree& tree);
+    void attach_task(task& p, group_id g, nsec now);
+    group_id task_group_of(const task& p) const { return p.cgroup; }
+    cgroup_cpu_stat cpu_stat(group_id g, nsec now) const;
+    const task_groups& groups() const { return groups_; }
+    task_groups& groups() { return groups_; }
+    cfs_bandwidth_control& bandwidth() { return bandwidth_; }
+    group_shares& shares() { return shares_; }
+    const group_shares& shares() const { return shares_; }
+    const cfs_bandwidth_control& bandwidth() const { return bandwidth_; }
+    // The scheduler's hrtimer interrupt on `cpu` (CFS bandwidth period and slack timers).
+    void sched_timer(unsigned cpu, nsec now);
+    void arm_sched_timer(unsigned cpu, nsec expiry) { hooks_.arm_sched_timer(cpu, expiry); }
+    // The current task of `cpu` returns to user mode (exit_to_user_mode): the task-based throttle
+    // model's task work runs (the simulated kernel calls it when the task has throttle_work set).
+    void return_to_user(unsigned cpu, nsec now);
+
 private:
     void activate_task(runqueue& rq, task& p, unsigned flags);
     void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
@@ -199,6 +229,9 @@ private:
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;
+    task_groups groups_;
+    cfs_bandwidth_control bandwidth_{*this};
+    group_shares shares_{groups_};
     std::vector<unsigned> probed_;
     std::vector<unsigned> rt_rq_reads_;
     std::uint64_t rt_rq_reads_total_ = 0;

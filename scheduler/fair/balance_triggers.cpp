@@ -75,7 +75,9 @@ void balance_triggers::rebalance_domains(runqueue& rq, cpu_idle_type idle, nsec 
     bool busy = idle != CPU_IDLE && !sched_idle_cpu(rq);
     bool continue_balancing = true, need_decay = false, update_next = false;
     nsec next_balance = j + 60 * hz, max_cost = 0;
+    const bool llc_only = core_.config().features[feature::NO_CROSS_LLC_BALANCE];
     for (sched_domain& sd : core_.domains().domains(cpu)) {
+        if (llc_only && !sd.has(SD_SHARE_LLC)) break; // diagnostic: no balancing above the LLC
         // A regular visit of every domain: decay the newidle maxima.
         const bool decayed = update_newidle_cost(sd, 0, now);
         need_decay = v6 ? decayed : (need_decay || decayed);
@@ -125,7 +127,9 @@ int balance_triggers::newidle_balance(runqueue& rq, nsec now) {
         lb_.set_cause(migration_cause::newidle_balance);
         update_blocked_averages(rq, now);
         nsec curr_cost = 0;
+        const bool llc_only = core_.config().features[feature::NO_CROSS_LLC_BALANCE];
         for (sched_domain& sd : core_.domains().domains(cpu)) {
+            if (llc_only && !sd.has(SD_SHARE_LLC)) break; // diagnostic: no balancing above the LLC
             bool continue_balancing = true;
             if (v6) update_next_balance(sd, next_balance);
             // Stop where the expected cost would eat the expected idle time.

@@ -67,6 +67,8 @@ void cfs_class::place_entity(const runqueue& rq, sched_entity& se, bool initial)
 }
 
 void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
+    group_weight_on_enqueue(rq, p);
     util_est_enqueue(rq, p);
     cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
@@ -121,7 +123,7 @@ void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     task& curr = *rq.curr;
     sched_entity& se = curr.se;
     sched_entity& pse = p.se;
-    if (&se == &pse) return;
+    if (&se == &pse || ignore_wakeup(rq, p)) return;
     cfs_rq& q = rq.cfs;
     const bool scale = q.nr_running >= tun_.nr_latency;
     bool next_buddy_marked = false;
@@ -224,6 +226,7 @@ void cfs_class::check_preempt_tick(runqueue& rq, sched_entity& curr) {
 void cfs_class::task_tick(runqueue& rq, task& p) {
     update_curr(rq);
     update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
+    refresh_group_weights(rq); // update_cfs_group
     if (rq.cfs.nr_running > 1) check_preempt_tick(rq, p.se);
 }
 
@@ -241,6 +244,17 @@ void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
         core_.resched_curr(rq);
     }
     se.vruntime -= q.min_vruntime;
+}
+
+// v5.15 reweight_entity: the queue's load and the entity's PELT load change; vruntime stays.
+void cfs_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
+    sched_entity& se = p.se;
+    if (se.on_rq) {
+        if (rq.cfs.curr == &se) update_curr(rq);
+        rq.cfs.load -= se.weight;
+    }
+    reweight_entity_load_avg(rq, se, weight);
+    if (se.on_rq) rq.cfs.load += se.weight;
 }
 
 void cfs_class::migrate_task_rq(task& p, unsigned) {

@@ -6,7 +6,8 @@
 //   wakeup preempts if curr.v - p.v > wakeup_gran * 1024 / w_p  tick preempts past the slice
 //
 // vruntime is kept relative to min_vruntime while a task is off every queue by migration or fork
-// (the kernel's normalisation). The optional SCALE_WAKEUP_GRAN patch is a feature flag. No groups.
+// (the kernel's normalisation). The optional SCALE_WAKEUP_GRAN patch is a feature flag. Groups:
+// flat, with hierarchical task weights (group/group_shares.h); bandwidth control in group/cfs_bandwidth.h.
 #pragma once
 
 #include "scheduler/fair/fair_class.h"
@@ -28,6 +29,7 @@ public:
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
+    void reweight_task(runqueue& rq, task& p, std::uint32_t weight) override;
 
     // The decision rules, public for tests and reports.
     nsec sched_period(unsigned nr_running) const;

@@ -2,7 +2,8 @@
 // a tree ordered by their key (CFS: vruntime; EEVDF: virtual deadline), the queue's load and counts
 // (curr included), the monotonic min_vruntime, the buddies, and EEVDF's running average of vruntime
 // (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree). Decisions are made by the
-// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities.
+// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities:
+// cgroups keep the queue flat and give a grouped task its hierarchical weight (group/group_shares.h).
 #pragma once
 
 #include "scheduler/task/task.h"

@@ -130,9 +130,14 @@ void eevdf_class::requeue_delayed_entity(runqueue& rq, sched_entity& se) {
 }
 
 void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    if (!(flags & ENQUEUE_DELAYED)) {
+        if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
+        group_weight_on_enqueue(rq, p);
+    }
     util_est_enqueue(rq, p);
     if (flags & ENQUEUE_DELAYED) {
         requeue_delayed_entity(rq, p.se);
+        if (groups_on_ && core_.bandwidth().active()) core_.bandwidth().park_if_throttled(rq, p);
         return;
     }
     enqueue_entity(rq, p.se, flags);
@@ -225,7 +230,7 @@ void eevdf_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags)
     task& curr = *rq.curr;
     sched_entity& se = curr.se;
     sched_entity& pse = p.se;
-    if (&se == &pse) return;
+    if (&se == &pse || ignore_wakeup(rq, p)) return;
     cfs_rq& q = rq.cfs;
     if (feat_[feature::NEXT_BUDDY] && !(wake_flags & WF_FORK) && !pse.sched_delayed) q.next = &pse;
     if (rq.need_resched) return;
@@ -292,11 +297,38 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
 void eevdf_class::task_tick(runqueue& rq, task& p) {
     update_curr(rq);
     update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
+    refresh_group_weights(rq); // update_cfs_group
 }
 
 void eevdf_class::task_fork(runqueue&, task& p, task*) {
     p.se.vlag = 0;
     p.se.slice = default_slice(p.se);
+}
+
+// v6.12 reweight_entity: the lag (V - v) and a relative deadline scale by old/new weight, so that the
+// entity keeps its lag w * (V - v); a queued entity is placed again with it.
+void eevdf_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
+    cfs_rq& q = rq.cfs;
+    sched_entity& se = p.se;
+    const bool curr = q.curr == &se;
+    if (se.on_rq) {
+        update_curr(rq);
+        update_entity_lag(q, se);
+        se.deadline -= avg_vruntime(q);
+        se.rel_deadline = true;
+        if (!curr) q.erase(&se);
+        q.load -= se.weight;
+    }
+    const std::int64_t old_w = se.weight, new_w = weight;
+    se.vlag = se.vlag * old_w / new_w;
+    if (se.rel_deadline) se.deadline = se.deadline * old_w / new_w;
+    reweight_entity_load_avg(rq, se, weight);
+    if (se.on_rq) {
+        q.load += se.weight;
+        place_entity(q, se, 0);
+        if (!curr) q.insert(&se, se.deadline);
+        update_min_vruntime(q);
+    }
 }
 
 void eevdf_class::migrate_task_rq(task& p, unsigned) {

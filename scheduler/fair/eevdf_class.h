@@ -12,7 +12,8 @@
 //
 // The kernel keeps the queue in a deadline-ordered tree augmented with subtree-minimum vruntime, to
 // find the earliest eligible deadline in O(log n); this model walks the deadline order, which picks
-// the same entity. No groups.
+// the same entity. Groups: flat, with hierarchical task weights (group/group_shares.h; a reweight keeps
+// the lag); bandwidth control in group/cfs_bandwidth.h.
 #pragma once
 
 #include "scheduler/fair/fair_class.h"
@@ -34,6 +35,7 @@ public:
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
+    void reweight_task(runqueue& rq, task& p, std::uint32_t weight) override;
 
     // The decision rules, public for tests and reports.
     static std::int64_t avg_vruntime(const cfs_rq& q);

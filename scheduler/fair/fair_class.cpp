@@ -27,7 +27,45 @@ nsec fair_class::update_curr_se(runqueue& rq, sched_entity& curr) {
     curr.exec_start = rq.clock;
     curr.sum_exec_runtime += delta;
     if (curr.owner) curr.owner->stats.exec_max = std::max(curr.owner->stats.exec_max, delta);
+    if (groups_on_ && curr.owner) {
+        core_.groups().charge_usage(*curr.owner, delta);
+        if (core_.bandwidth().active()) core_.bandwidth().account(rq, *curr.owner, delta);
+    }
     return delta;
+}
+
+void fair_class::group_enqueued(runqueue& rq, const task& p) {
+    if (core_.bandwidth().active()) core_.bandwidth().task_enqueued(rq, p);
+}
+
+void fair_class::group_dequeued(runqueue& rq, const task& p) {
+    core_.shares().task_dequeued(rq.cpu, p);
+    if (core_.bandwidth().active()) core_.bandwidth().task_dequeued(rq, p);
+}
+
+void fair_class::group_weight_on_enqueue(runqueue& rq, task& p) {
+    if (!groups_on_) return;
+    core_.shares().task_enqueued(rq.cpu, p);
+    const std::uint32_t w = core_.shares().task_weight(rq.cpu, p);
+    if (w != p.se.weight) reweight_task(rq, p, w);
+}
+
+void fair_class::refresh_group_weights(runqueue& rq) {
+    if (!groups_on_) return;
+    core_.shares().refresh(rq.cpu);
+    for (task* p = rq.cfs_tasks.head; p; p = p->mru_next) {
+        if (!p->cgroup) continue;
+        const std::uint32_t w = core_.shares().task_weight(rq.cpu, *p);
+        if (w != p->se.weight) reweight_task(rq, *p, w);
+    }
+}
+
+bool fair_class::parked_on_enqueue(runqueue& rq, task& p, unsigned flags) {
+    return groups_on_ && core_.bandwidth().active() && core_.bandwidth().park_on_enqueue(rq, p, flags);
+}
+
+bool fair_class::ignore_wakeup(const runqueue& rq, const task& p) const {
+    return groups_on_ && core_.bandwidth().active() && core_.bandwidth().ignore_wakeup(p, rq.cpu);
 }
 
 unsigned fair_class::select_fallback_rq(const task& p, unsigned prev_cpu) const {

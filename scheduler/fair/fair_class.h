@@ -38,6 +38,10 @@ public:
     static std::int64_t calc_delta_fair(nsec delta, const sched_entity& se);
     // delta * weight / load, as __calc_delta scales a period by a share of a queue's load.
     static nsec scale_by_share(nsec delta, std::uint64_t weight, std::uint64_t load);
+    // The run has cgroups: charge run time to them (set by scheduler::set_cgroups).
+    void set_groups_enabled(bool on) { groups_on_ = on; }
+    // reweight_entity: p (queued or not) takes `weight` (its hierarchical weight under cgroups).
+    virtual void reweight_task(runqueue& rq, task& p, std::uint32_t weight) = 0;
 
 protected:
     // Charges curr the time since exec_start; returns it (0 if none).
@@ -47,15 +51,29 @@ protected:
         rq.cfs.load += se.weight;
         ++rq.cfs.nr_running;
         if (se.owner) rq.cfs_tasks.push_front(*se.owner);
+        if (groups_on_ && se.owner) group_enqueued(rq, *se.owner);
     }
     void account_dequeue(runqueue& rq, sched_entity& se) {
         rq.cfs.load -= se.weight;
         --rq.cfs.nr_running;
         if (se.owner) rq.cfs_tasks.erase(*se.owner);
+        if (groups_on_ && se.owner) group_dequeued(rq, *se.owner);
     }
+    // cgroups: the task's quota levels count it (CFS bandwidth control).
+    void group_enqueued(runqueue& rq, const task& p);
+    void group_dequeued(runqueue& rq, const task& p);
+    // CFS bandwidth control, per-cfs_rq model: p is about to be enqueued in a throttled hierarchy and
+    // is parked instead (true), or a wakeup in a throttled hierarchy must not preempt.
+    bool parked_on_enqueue(runqueue& rq, task& p, unsigned flags);
+    bool ignore_wakeup(const runqueue& rq, const task& p) const;
+    // cgroups: p (not queued yet) joins its levels on rq and takes its hierarchical weight; at the tick,
+    // every queued task of a group takes its new one (group_shares.h).
+    void group_weight_on_enqueue(runqueue& rq, task& p);
+    void refresh_group_weights(runqueue& rq);
     // select_fallback_rq: an allowed CPU of prev's node, else any allowed CPU.
     unsigned select_fallback_rq(const task& p, unsigned prev_cpu) const;
 
+    bool groups_on_ = false;
     scheduler& core_;
     const sched_features& feat_;
     const fair_tunables& tun_;

@@ -20,6 +20,9 @@ struct fair_tunables {
     // part per load_balance() call, plus one per run queue whose statistics or tasks it reads.
     std::uint64_t lb_pass_cost_ns = 1'000;
     std::uint64_t lb_rq_cost_ns = 250;
+    // CFS bandwidth control: the runtime a CPU's queue takes from its group's pool at a time
+    // (sysctl kernel.sched_cfs_bandwidth_slice_us, 5000 us; not scaled).
+    std::uint64_t cfs_bandwidth_slice_ns = 5'000'000;
 
     // 1, 2, 2, 3, 3, 3, 3, 4 for 1-8 CPUs, 4 beyond.
     static unsigned scaling_factor(unsigned ncpus) {

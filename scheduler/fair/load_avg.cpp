@@ -71,6 +71,20 @@ void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
     q.avg.runnable_sum += se.avg.runnable_sum;
 }
 
+void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight) {
+    cfs_rq& q = rq.cfs;
+    const std::uint64_t old = se.weight ? se.weight : 1;
+    if (se.avg.attached) {
+        dequeue_load(q, se);
+        se.avg.load_avg = se.avg.load_sum * weight / pelt_divider(se.avg);
+    } else {
+        se.avg.load_avg = se.avg.load_avg * weight / old; // not on a queue's sums yet (a new task)
+    }
+    se.weight = weight;
+    se.inv_weight = inverse_weight(weight);
+    if (se.avg.attached) enqueue_load(q, se);
+}
+
 void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
     cfs_rq& q = rq.cfs;
     se.avg.attached = false;

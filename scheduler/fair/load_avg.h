@@ -4,8 +4,8 @@
 // that migrates is removed from its old queue's sums and attached to the new queue's; a new task starts
 // with its full weight as load and a share of the queue's utilization. util_est keeps each task's
 // utilization at its last sleep (EWMA 1/4, jumping up at once) and a queue's sum of its queued tasks'.
-// The balancer and wakeup placement read cpu_load, cpu_util, cpu_runnable and task_h_load. Flat: no
-// task groups, so h_load is the root queue's load.
+// The balancer and wakeup placement read cpu_load, cpu_util, cpu_runnable and task_h_load. Flat: a
+// grouped task carries its hierarchical weight (group/group_shares.h), so h_load is the root queue's load.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -28,6 +28,9 @@ bool update_cfs_rq_load_avg(runqueue& rq, nsec now);
 void remove_entity_load_avg(runqueue& rq, sched_entity& se);
 // A queued task moved by the balancer: detach from its queue now / attach to the new one.
 void detach_entity_load_avg(runqueue& rq, sched_entity& se);
+// reweight_entity's PELT part: se takes `weight` (and its inverse); its load average is rescaled from
+// its load sum and, while attached, its queue's sums follow.
+void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight);
 void attach_entity_load_avg(runqueue& rq, sched_entity& se);
 // A new task (fork): load = weight; then, on the queue it will run on, util = the queue's util
 // share by weight, capped at half the spare capacity.

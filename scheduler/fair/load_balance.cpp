@@ -392,6 +392,8 @@ bool load_balancer::task_hot(const task& p, const lb_env& env) const {
 
 bool load_balancer::can_migrate_task(task& p, lb_env& env) {
     if (p.se.sched_delayed) return false; // a delayed-dequeue sleeper stays (see the header)
+    // CFS bandwidth control: throttled_lb_pair (per-cfs_rq model) or lb_throttled_hierarchy (v6.18).
+    if (core_.bandwidth().active() && core_.bandwidth().lb_refuses(p, env.src_cpu, env.dst_cpu)) return false;
     if (!p.allowed_on(env.dst_cpu)) {
         ++p.stats.nr_failed_migrations_affine;
         env.flags |= LBF_SOME_PINNED;

@@ -2,7 +2,8 @@
 // identity (pid, tgid, comm), policy, nice and weight, CPU affinity, run state, the fair-class entity
 // (CFS and EEVDF fields side by side; each kernel uses its own) and the per-task schedstat counters of
 // /proc/<pid>/sched. What the task executes -- its program, memory and kernel objects -- belongs to the
-// workload layer and hangs off `program`, opaque here. No cgroups yet: every entity is a task.
+// workload layer and hangs off `program`, opaque here. Its cgroup (group/task_groups.h) is an index;
+// CFS bandwidth control marks a task parked in a throttled hierarchy (group/cfs_bandwidth.h).
 #pragma once
 
 #include "scheduler/fair/pelt.h"
@@ -84,6 +85,13 @@ struct task {
     bool is_idle = false;   // a CPU's idle task (pid 0)
     bool on_rq = false;     // queued (including a delayed-dequeue sleeper)
     bool migrating = false; // TASK_ON_RQ_MIGRATING: moved by the balancer between dequeue and enqueue
+    unsigned cgroup = 0;    // its cgroup (group_id into the run's cgroup_tree; 0 = the root)
+    // CFS bandwidth control: queued (on_rq) but parked off the fair queue in a throttled hierarchy --
+    // dequeued by a throttle (per-cfs_rq model) or on a limbo list (task-based model) -- with the flags
+    // it will be enqueued with at unthrottle; and the task-based model's pending throttle task work.
+    bool throttled = false;
+    unsigned throttled_enqueue_flags = 0;
+    bool throttle_work = false;
     // Its place in its run queue's cfs_tasks list (most recently run first), while queued in the fair class.
     task* mru_prev = nullptr;
     task* mru_next = nullptr;
