@@ -200,6 +200,12 @@ void cpu_executor::idle() {
 }
 
 void cpu_executor::step(kernel_task& t) {
+    if (t.t.throttle_work && !t.in_kernel) { // exit_to_user_mode runs the task-based throttle's task work
+        h_.sync();
+        k_.set_running_cpu(cpu_);
+        k_.sched().return_to_user(cpu_, ns(h_.now()));
+        if (t.t.throttled) return reschedule(true); // it went onto its queue's limbo list
+    }
     if (!t.current) {
         t.ctx.now = ns(h_.now());
         t.ctx.pid = t.t.pid;
