@@ -204,6 +204,17 @@ void sim_kernel::kick_cpu(unsigned cpu) {
     executors_[cpu]->kick(executors_[running_cpu_]->now());
 }
 
+void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
+    if (finished()) return;
+    executors_[cpu]->raise_irq(static_cast<models::ps_t>(expiry) * 1000, [this, cpu] {
+        if (!finished()) {
+            set_running_cpu(cpu);
+            sched_->sched_timer(cpu, executors_[cpu]->now() / 1000);
+        }
+        return cpu_executor::irq_action{};
+    });
+}
+
 void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                                scheduler::migration_cause why) {
     if (cost_) cost_->task_migrated(static_cast<std::uint32_t>(p.pid), from, to, why);

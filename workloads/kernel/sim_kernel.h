@@ -78,6 +78,8 @@ public:
     // The CPU whose kernel code is running (the sender of any IPI the scheduler asks for).
     void set_running_cpu(unsigned cpu) { running_cpu_ = cpu; }
     void kick_cpu(unsigned cpu) override;
+    // The scheduler's hrtimer (CFS bandwidth period/slack): an interrupt on `cpu` at `expiry`.
+    void arm_sched_timer(unsigned cpu, scheduler::nsec expiry) override;
     // Tells the cost-of-migration tracker.
     void task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                        scheduler::migration_cause why) override;
