@@ -58,7 +58,10 @@ void cpu_executor::main() {
         if (resched_due()) reschedule(true);
         kernel_task* t = current();
         if (!t) {
-            if (k_.finished() && timers_.empty()) return;
+            if (k_.finished() && timers_.size() == soft_irqs_) {
+                wake_.cancel(); // a pending scheduler timer does not extend the run
+                return;
+            }
             idle();
             continue;
         }
@@ -101,8 +104,12 @@ void cpu_executor::handle_interrupts() {
     }
 }
 
-void cpu_executor::raise_irq(ps_t at_ps, std::function<irq_action()> handler) {
+void cpu_executor::raise_irq(ps_t at_ps, std::function<irq_action()> handler, bool holds_run) {
     const int key = -(++irqs_raised_);
+    if (!holds_run) {
+        ++soft_irqs_;
+        soft_irq_keys_.push_back(key);
+    }
     irq_handlers_.emplace(key, std::move(handler));
     timers_.emplace(at_ps, key, nullptr);
     const ps_t now = sc_core::sc_time_stamp().value();
@@ -113,6 +120,11 @@ void cpu_executor::take_irq(int key) {
     const auto it = irq_handlers_.find(key);
     const std::function<irq_action()> handler = std::move(it->second);
     irq_handlers_.erase(it);
+    const auto soft = std::find(soft_irq_keys_.begin(), soft_irq_keys_.end(), key);
+    if (soft != soft_irq_keys_.end()) {
+        soft_irq_keys_.erase(soft);
+        --soft_irqs_;
+    }
     ++stats_.device_irqs;
     h_.sync();
     charge(static_cast<ps_t>(k_.costs().ipi_handler_ps)); // interrupt entry and exit

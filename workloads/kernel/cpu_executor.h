@@ -68,7 +68,11 @@ public:
         std::uint64_t line = 0;      // a kernel line it writes (0: none)
         kernel_task* wake = nullptr; // a task it wakes (try_to_wake_up from this CPU)
     };
-    void raise_irq(models::ps_t at_ps, std::function<irq_action()> handler);
+    // `holds_run` false: a timer that does not keep the run going (the scheduler's hrtimers): once every
+    // task has exited, the CPU stops without waiting for it.
+    void raise_irq(models::ps_t at_ps, std::function<irq_action()> handler, bool holds_run = true);
+    // The last task exited: an idle CPU re-checks whether anything still holds the run.
+    void run_ended() { wake_.notify(sc_core::SC_ZERO_TIME); }
     bool busy() const { return busy_; }
     models::ps_t now() const { return h_.now(); }
     const cpu_executor_stats& stats() const { return stats_; }
@@ -139,6 +143,8 @@ private:
     // Device interrupts waiting in timers_ (keyed by negative numbers; timers carry a pid).
     std::unordered_map<int, std::function<irq_action()>> irq_handlers_;
     int irqs_raised_ = 0;
+    unsigned soft_irqs_ = 0;         // pending interrupts that do not hold the run (raise_irq)
+    std::vector<int> soft_irq_keys_; // their keys
     cpu_executor_stats stats_;
 };
 

@@ -183,6 +183,8 @@ void sim_kernel::exec_task(kernel_task& t, const spawn_spec& image) {
 
 void sim_kernel::task_exited(kernel_task&) {
     --live_;
+    if (live_ == 0)
+        for (auto& e : executors_) e->run_ended(); // idle CPUs stop instead of waiting for a scheduler timer
 }
 
 access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p) {
@@ -206,13 +208,14 @@ void sim_kernel::kick_cpu(unsigned cpu) {
 
 void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
     if (finished()) return;
-    executors_[cpu]->raise_irq(static_cast<models::ps_t>(expiry) * 1000, [this, cpu] {
+    auto fire = [this, cpu] {
         if (!finished()) {
             set_running_cpu(cpu);
             sched_->sched_timer(cpu, executors_[cpu]->now() / 1000);
         }
         return cpu_executor::irq_action{};
-    });
+    };
+    executors_[cpu]->raise_irq(static_cast<models::ps_t>(expiry) * 1000, fire, /*holds_run=*/false);
 }
 
 void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,
