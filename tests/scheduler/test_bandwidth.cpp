@@ -301,3 +301,67 @@ TEST_CASE("Bandwidth 7: v6.18 -- limbo tasks are never pulled and nothing moves 
     throttled_cpu0 t2(eevdf, {{"TASK_BASED_THROTTLE", true}, {"THROTTLED_LB_PAIR", false}});
     CHECK_FALSE(t2.h.s->bandwidth().lb_refuses(*t2.grp[0], 1, 0));
 }
+
+// ---- Burst and slack. ------------------------------------------------------------------------------
+
+namespace {
+
+// cpu.max 20000 100000 with cpu.max.burst `burst`: a light task uses ~1 ms of each period for half a
+// second (the unused quota accumulates up to the burst), then a hog of the group starts: in its first
+// period it may use quota + burst; the refill after it counts the burst.
+scheduler::cgroup_cpu_stat burst_run(scheduler::nsec burst, scheduler::nsec& hog_first_period) {
+    test::kernel_rig r(test::rig_config(eevdf));
+    auto& s = r.k.sched();
+    auto t = tree_with(20 * ms, 100 * ms);
+    t.groups[1].burst_ns = burst;
+    s.set_cgroups(t);
+    auto& light = r.start("light", {op::compute(3'000'000, nullptr), op::sleep(99 * ms)}, 6, 0);
+    auto& hog = r.start("hog", {op::sleep(605 * ms), op::compute(~0ull >> 8, nullptr)}, 1, 0);
+    s.attach_task(light.t, 1, 0);
+    s.attach_task(hog.t, 1, 0);
+    run_to(r, 600 * ms);
+    const scheduler::nsec at_600 = hog.t.se.sum_exec_runtime;
+    run_to(r, 699 * ms);
+    hog_first_period = hog.t.se.sum_exec_runtime - at_600;
+    run_to(r, 1000 * ms);
+    return s.cpu_stat(1, r.k.now());
+}
+
+} // namespace
+
+TEST_CASE("Bandwidth burst: unused quota accumulates up to cpu.max.burst and is counted when used") {
+    scheduler::nsec first = 0;
+    const auto st = burst_run(20 * ms, first);
+    CHECK(first >= 35 * ms); // quota + burst in the first full period of the hog
+    CHECK(first <= 45 * ms);
+    CHECK(st.nr_bursts >= 1);
+    CHECK(st.burst_ns >= 15 * ms);
+    CHECK(st.burst_ns <= 25 * ms);
+}
+
+TEST_CASE("Bandwidth burst: without cpu.max.burst nothing accumulates") {
+    scheduler::nsec first = 0;
+    const auto st = burst_run(0, first);
+    CHECK(first <= 25 * ms); // the quota and at most a tick of overshoot
+    CHECK(st.nr_bursts == 0);
+    CHECK(st.burst_ns == 0);
+}
+
+TEST_CASE("Bandwidth slack: a queue that empties returns its runtime above 1 ms to the pool") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        test::sched_harness h(k);
+        h.s->set_cgroups(tree_with(50 * ms, 100 * ms));
+        auto& a = h.add("a", 0, 0);
+        h.s->attach_task(a, 1, 0);
+        h.schedule(0, 0);
+        const auto& bw = h.s->bandwidth();
+        h.tick(0, 4 * ms); // charged 4 ms: takes the 5 ms slice plus the 4 ms owed
+        CHECK(bw.state(1, 0)->runtime_remaining == 5 * static_cast<std::int64_t>(ms));
+        CHECK(bw.pool(1)->runtime == 41 * static_cast<std::int64_t>(ms));
+        h.block(0, 5 * ms); // 1 ms more, then the queue is empty: 4 - 1 = 3 ms go back
+        CHECK(bw.state(1, 0)->runtime_remaining == 1 * static_cast<std::int64_t>(ms));
+        CHECK(bw.pool(1)->runtime == 44 * static_cast<std::int64_t>(ms));
+        CHECK(bw.next_timer() == 100 * ms); // the period timer; no slack timer without a throttled queue
+    }
+}
