@@ -57,6 +57,8 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
         if (n == "sched_rt_period_us") def = c.rt.sched_rt_period_us;
         if (n == "sched_rt_runtime_us") def = c.rt.sched_rt_runtime_us;
         if (n == "sched_rr_timeslice_ms") def = c.rt.sched_rr_timeslice_ms;
+        if (n == "sched_cfs_bandwidth_slice_us")
+            def = static_cast<long long>(c.tunables.cfs_bandwidth_slice_ns / 1000);
         scheduler::apply_sysctl(c, n, s.integer(n, def, t.min, t.max));
     }
     if (c.rt.sched_rt_runtime_us > c.rt.sched_rt_period_us) // the kernel's sched_rt_handler: EINVAL

@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "sim/cgroups/cgroup_stats.h"
 #include "sim/migration_report.h"
 #include "sim/outputs/chrome_trace_writer.h"
 #include "sim/outputs/ftrace_writer.h"
@@ -22,15 +23,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
-#include <stdexcept>
 
 namespace warmsched::sim {
 namespace fs = std::filesystem;
 
 int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out) {
-    if (!e.cgroups.only_root()) // until the scheduler's group scheduling lands (issue 7)
-        throw std::runtime_error("cgroups: group scheduling and bandwidth control are not in this build yet");
     const auto wall0 = std::chrono::steady_clock::now();
     models::machine_options mo;
     mo.seed = e.seed;
@@ -39,6 +38,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     models::machine m("system", e.platform, mo);
     workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
     k.set_fast_forward(e.fast_forward);
+    if (!e.cgroups.only_root()) k.sched().set_cgroups(e.cgroups);
     std::unique_ptr<ftrace_writer> trace;
     if (e.trace.enabled && e.trace.ftrace) {
         trace = std::make_unique<ftrace_writer>(k.sched(), m, e.trace);
@@ -57,7 +57,13 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         ws.push_back(workloads::parse_command_line(
             workloads::split_command_line(e.workloads[i]), m.num_cpus(),
             i < e.workload_params.size() ? e.workload_params[i] : workloads::workload_params{}));
+        const std::size_t first_task = k.tasks().size();
+        ws.back().w->use_cgroups(e.cgroups); // rt-app's taskgroups
         ws.back().w->start(k, ws.back().allowed);
+        // Its initial tasks go into its cgroup (cgroup.procs); the tasks they fork inherit it.
+        if (const scheduler::group_id g = i < e.workload_groups.size() ? e.workload_groups[i] : 0)
+            for (std::size_t t = first_task; t < k.tasks().size(); ++t)
+                k.sched().attach_task(k.tasks()[t]->t, g, k.now());
     }
     // The measured interval starts with the workloads (there is no warm-up phase before it).
     const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
@@ -80,6 +86,11 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ostringstream summary;
     print_run_summary(summary, k, m, sim_s, e.seed);
     if (const auto* c = k.migration_costs()) print_migration_report(summary, *c);
+    std::optional<cgroup_report> cgroups;
+    if (!e.cgroups.only_root()) {
+        cgroups = cgroup_report::of(k, e.cgroups);
+        print_cgroup_summary(summary, *cgroups, sim_s);
+    }
     out << report.str() << summary.str();
     // Wall-clock speed goes to stderr, so that stdout and the result files are byte-identical per seed.
     char speed[160];
@@ -98,10 +109,12 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
     std::ostringstream stats;
     write_stats_txt(stats, k, m, sim_s);
-    std::ofstream(fs::path(out_dir) / "stats.txt") << stats.str();
+    const std::string stats_txt = cgroups ? with_cgroup_stats(stats.str(), *cgroups) : stats.str();
+    std::ofstream(fs::path(out_dir) / "stats.txt") << stats_txt;
     std::ofstream stats_json(fs::path(out_dir) / "stats.json");
-    write_stats_json(stats_json, stats.str());
+    write_stats_json(stats_json, stats_txt);
     write_schedstat_dir(out_dir, schedstat_start, k);
+    if (cgroups) write_cpu_stat_files(out_dir, *cgroups); // cgroup/<path>/cpu.stat
     {
         std::ofstream rj(fs::path(out_dir) / "report.json");
         write_report_json(rj, outputs);

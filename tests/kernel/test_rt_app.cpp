@@ -264,9 +264,6 @@ TEST_CASE("rt-app parses deadline policies and task groups fully then says they 
             R"({"tasks": {"t": {"policy": "SCHED_DEADLINE", "dl-runtime": 100, "dl-period": 1000, "run": 1}}})") ==
         "rt-app: t.json: tasks.t.policy: SCHED_DEADLINE needs the deadline scheduling class, which is not "
         "modelled yet");
-    CHECK(
-        error_of(R"({"tasks": {"t": {"taskgroup": "/tg1", "run": 1}}})") ==
-        "rt-app: t.json: tasks.t.taskgroup: taskgroup \"/tg1\": task groups (cgroups) are not modelled yet");
     // Fully: a real error anywhere in the file comes first, and RT parameters are still checked.
     CHECK_THAT(error_of(R"({"tasks": {"a": {"policy": "SCHED_FIFO", "run": 1}, "b": {"run": "x"}}})"),
                Catch::StartsWith("rt-app: t.json: tasks.b.run: expected a duration"));
@@ -285,6 +282,26 @@ TEST_CASE("rt-app parses deadline policies and task groups fully then says they 
     CHECK(c.tasks[0].pol == rtapp::policy::batch);
     CHECK(c.tasks[0].priority == -5);
     CHECK(c.tasks[1].pol == rtapp::policy::idle);
+}
+
+TEST_CASE("rt-app taskgroup is read with its JSON path and may not change between phases") {
+    // The group must be in the experiment's hierarchy: checked when the run is assembled
+    // (tests/kernel/test_cgroup_runs.cpp); the threads move themselves into it when they start.
+    const auto c = parse(R"({"tasks": {"t": {"taskgroup": "/tg1", "run": 1},
+                                       "p": {"phases": {"a": {"run": 1}, "b": {"taskgroup": "/tg2", "run": 1}}},
+                                       "n": {"run": 1}}})");
+    CHECK(c.tasks[0].taskgroup == "/tg1");
+    CHECK(c.tasks[0].taskgroup_path == "tasks.t.taskgroup");
+    CHECK(c.tasks[1].taskgroup == "/tg2");
+    CHECK(c.tasks[1].taskgroup_path == "tasks.p.phases.b.taskgroup");
+    CHECK(c.tasks[2].taskgroup.empty());
+    CHECK(error_of(R"({"tasks": {"t": {"taskgroup": "tg1", "run": 1}}})") ==
+          "rt-app: t.json: tasks.t.taskgroup: taskgroup \"tg1\" has to start with '/'");
+    CHECK(
+        error_of(
+            R"({"tasks": {"t": {"taskgroup": "/a", "phases": {"p": {"run": 1}, "q": {"taskgroup": "/b", "run": 1}}}}})") ==
+        "rt-app: t.json: tasks.t.phases.q.taskgroup: moving a running thread to another task group between "
+        "phases (from \"/a\" to \"/b\") is not modelled yet");
 }
 
 TEST_CASE("rt-app periodic task run 3ms every 10ms uses 30 percent of a CPU") {

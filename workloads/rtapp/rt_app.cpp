@@ -152,6 +152,20 @@ void rt_app::start(sim_kernel& k, const std::vector<bool>& allowed) {
     k.spawn(s, cpu);
 }
 
+std::vector<std::pair<std::string, std::string>> rt_app::cgroups_named() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& t : w_->cfg.tasks)
+        if (!t.taskgroup.empty())
+            out.emplace_back(t.taskgroup, "rt-app: " + w_->cfg.file + ": " + t.taskgroup_path);
+    return out;
+}
+
+void rt_app::use_cgroups(const scheduler::cgroup_tree& tree) {
+    w_->task_groups.clear();
+    for (const auto& t : w_->cfg.tasks)
+        w_->task_groups.push_back(t.taskgroup.empty() ? 0 : tree.find(t.taskgroup).value_or(0));
+}
+
 std::string rt_app::log_file_name(int ind) const {
     return w_->cfg.global.log_basename + "-" + w_->threads[static_cast<std::size_t>(ind)].name + ".log";
 }

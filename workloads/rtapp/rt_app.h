@@ -43,6 +43,9 @@ public:
     bool finished() const override { return w_->main_done; }
     void report(std::ostream& out) const override;
     void write_files(const std::string& dir) const override;
+    // The tasks' "taskgroup" paths; each thread of such a task moves itself into its group when it starts.
+    std::vector<std::pair<std::string, std::string>> cgroups_named() const override;
+    void use_cgroups(const scheduler::cgroup_tree& tree) override;
 
     const rtapp::world& state() const { return *w_; }
     // Thread `ind`'s log file: its name and its text, as rt-app writes them.

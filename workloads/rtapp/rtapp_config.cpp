@@ -590,6 +590,9 @@ struct parser {
                 if (!p_tg.empty() && tg.empty()) {
                     tg = p_tg;
                     tg_path = p_tg_path;
+                } else if (!p_tg.empty() && p_tg != tg) {
+                    later(p_tg_path, "moving a running thread to another task group between phases (from \"" +
+                                         tg + "\" to \"" + p_tg + "\") is not modelled yet");
                 }
                 dl_keys.insert(dl_keys.end(), p_dl.begin(), p_dl.end());
                 t.phases.push_back(ph);
@@ -609,8 +612,8 @@ struct parser {
             fail(tg_path, std::string("no taskgroup support for policy ") + policy_name(t.pol));
         if (t.pol == policy::deadline)
             later(pol_where, "SCHED_DEADLINE needs the deadline scheduling class, which is not modelled yet");
-        if (!tg.empty())
-            later(tg_path, "taskgroup \"" + tg + "\": task groups (cgroups) are not modelled yet");
+        t.taskgroup = tg;
+        t.taskgroup_path = tg_path;
     }
 
     static int default_priority(policy p) { return p == policy::fifo || p == policy::rr ? 10 : 0; }

@@ -5,9 +5,10 @@
 // run and sleep events), but unlike rt-app no key is ever ignored: a key rt-app does not know, a key
 // given where it has no effect, or a value of the wrong type is a usage_error naming the key and its JSON
 // path. SCHED_FIFO and SCHED_RR threads run in the RT class with their priority. What the simulator does
-// not model yet -- the deadline class, task groups, uclamp, NUMA
-// memory binding, changing a running thread's affinity or policy between phases, iorun -- is parsed
-// fully and then refused with one line saying so.
+// not model yet -- the deadline class, uclamp, NUMA memory binding, changing a running thread's
+// affinity, policy or task group between phases, iorun -- is parsed fully and then refused with one line
+// saying so. A "taskgroup" must be a group of the experiment's cgroup hierarchy (checked when the run is
+// assembled, sim/workload_entries).
 #pragma once
 
 #include "workloads/rtapp/json_reader.h"
@@ -83,6 +84,7 @@ struct task {
     std::vector<bool> cpus; // empty: inherit rt-app's affinity
     std::string cpus_text;  // as rt-app prints it, "-" when unset
     int mem_buffer = -1;    // the task's own buffer (mem, memrun without ref), if any
+    std::string taskgroup, taskgroup_path; // "taskgroup" (a cgroup path) and where it was given; empty: none
 };
 
 struct global_options {

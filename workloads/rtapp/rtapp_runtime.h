@@ -14,6 +14,7 @@
 // its own futex_wake: N-1 more system call entries of `syscall` cost each).
 #pragma once
 
+#include "scheduler/group/cgroup_tree.h"
 #include "workloads/kernel/memory_profile.h"
 #include "workloads/kernel/program.h"
 #include "workloads/rtapp/rtapp_config.h"
@@ -111,6 +112,8 @@ struct world {
     bool main_done = false; // the main thread has joined every thread
     scheduler::nsec t_start = 0, t_zero = 0;
     std::vector<thread_record> threads;
+    // Per task: its taskgroup's group (0: the thread stays in rt-app's group).
+    std::vector<scheduler::group_id> task_groups;
     std::vector<std::string> errors; // "<error>" lines rt-app prints at run time
 };
 

@@ -387,6 +387,14 @@ op rtapp_thread::next(program_context& ctx) {
             thread_record& rec = w.threads[static_cast<std::size_t>(ind_)];
             rec.pid = ctx.pid;
             rec.started = true;
+            // rt-app's set_thread_taskgroup: the thread writes its tid to the group's cgroup.procs.
+            if (const auto g =
+                    static_cast<std::size_t>(task_) < w.task_groups.size() ? w.task_groups[task_] : 0)
+                for (auto it = w.k->tasks().rbegin(); it != w.k->tasks().rend(); ++it)
+                    if ((*it)->t.pid == ctx.pid) {
+                        w.k->sched().attach_task((*it)->t, g, ctx.now);
+                        break;
+                    }
             if (ind_ == 0) w.t_zero = ctx.now; // the first thread's start is the clock reference
             if (!forked_) micros_.push_back({micro::start_barrier});
             stage_ = stage::delay;

@@ -1,0 +1,160 @@
+// cpu.stat files, summary table and stats.txt lines; see cgroup_stats.h.
+#include "sim/cgroups/cgroup_stats.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace warmsched::sim {
+
+namespace fs = std::filesystem;
+using scheduler::cgroup_cpu_stat;
+using scheduler::group_id;
+
+cgroup_report cgroup_report::of(const workloads::sim_kernel& k, const scheduler::cgroup_tree& tree) {
+    cgroup_report r;
+    r.tree = tree;
+    r.threads.resize(tree.groups.size());
+    const auto& s = k.sched();
+    for (group_id g = 0; g < tree.groups.size(); ++g) r.stats.push_back(s.cpu_stat(g, k.now()));
+    // The user / kernel time of each group's subtree, from its tasks.
+    std::vector<double> user(tree.groups.size(), 0), kernel(tree.groups.size(), 0);
+    for (const auto& kt : k.tasks()) {
+        const auto run = kt->t.se.sum_exec_runtime;
+        const auto utime = std::min<scheduler::nsec>(kt->utime, run);
+        if (kt->t.state != scheduler::task_state::dead && !kt->t.is_idle)
+            r.threads[s.task_group_of(kt->t)].push_back(kt->t.pid);
+        for (group_id g = s.task_group_of(kt->t);; g = tree.groups[g].parent) {
+            user[g] += static_cast<double>(utime);
+            kernel[g] += static_cast<double>(run - utime);
+            if (g == 0) break;
+        }
+    }
+    for (group_id g = 0; g < tree.groups.size(); ++g) {
+        cgroup_cpu_stat& st = r.stats[g];
+        if (st.user_ns + st.system_ns != 0 || st.usage_ns == 0) continue;
+        const double both = user[g] + kernel[g];
+        st.user_ns = both > 0 ? static_cast<std::uint64_t>(static_cast<double>(st.usage_ns) * user[g] / both)
+                              : st.usage_ns;
+        st.system_ns = st.usage_ns - st.user_ns;
+    }
+    return r;
+}
+
+void write_cpu_stat(std::ostream& out, const cgroup_cpu_stat& s) {
+    out << "usage_usec " << s.usage_ns / 1000 << "\n"
+        << "user_usec " << s.user_ns / 1000 << "\n"
+        << "system_usec " << s.system_ns / 1000 << "\n"
+        << "nr_periods " << s.nr_periods << "\n"
+        << "nr_throttled " << s.nr_throttled << "\n"
+        << "throttled_usec " << s.throttled_ns / 1000 << "\n"
+        << "nr_bursts " << s.nr_bursts << "\n"
+        << "burst_usec " << s.burst_ns / 1000 << "\n";
+}
+
+std::string cpu_stat_path(const std::string& out_dir, const std::string& group_path) {
+    fs::path p = fs::path(out_dir) / "cgroup";
+    if (group_path != "/") p /= group_path.substr(1);
+    return (p / "cpu.stat").string();
+}
+
+void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r) {
+    for (group_id g = 0; g < r.tree.groups.size(); ++g) {
+        const fs::path file = cpu_stat_path(out_dir, r.tree.groups[g].path);
+        fs::create_directories(file.parent_path());
+        std::ofstream out(file);
+        write_cpu_stat(out, r.stats[g]);
+        std::ofstream threads(file.parent_path() / "cgroup.threads");
+        for (int pid : r.threads[g]) threads << pid << "\n";
+    }
+}
+
+namespace {
+double seconds(std::uint64_t ns) {
+    return static_cast<double>(ns) / 1e9;
+}
+unsigned long long ull(std::uint64_t v) {
+    return static_cast<unsigned long long>(v);
+}
+} // namespace
+
+void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_s) {
+    const auto& groups = r.tree.groups;
+    std::vector<unsigned> children(groups.size(), 0);
+    unsigned with_quota = 0;
+    for (group_id g = 1; g < groups.size(); ++g) {
+        ++children[groups[g].parent];
+        if (groups[g].quota_ns) ++with_quota;
+    }
+    unsigned leaves = 0;
+    for (group_id g = 1; g < groups.size(); ++g) leaves += children[g] == 0;
+    char b[320];
+    std::snprintf(b, sizeof b,
+                  "%-18s %u groups (%u leaves, %u with a quota); cpu.stat of each in cgroup/<path>/\n",
+                  "cgroups", static_cast<unsigned>(groups.size() - 1), leaves, with_quota);
+    out << b;
+    std::snprintf(b, sizeof b, "  %-28s %-16s %10s %9s %10s %12s %11s %9s\n", "group", "cpu.max", "usage s",
+                  "CPUs", "nr_periods", "nr_throttled", "throttled s", "nr_bursts");
+    out << b;
+    auto row = [&](const std::string& name, const std::string& max, const cgroup_cpu_stat& s) {
+        std::snprintf(b, sizeof b, "  %-28s %-16s %10.4f %9.2f %10llu %12llu %11.4f %9llu\n", name.c_str(),
+                      max.c_str(), seconds(s.usage_ns), sim_s > 0 ? seconds(s.usage_ns) / sim_s : 0.0,
+                      ull(s.nr_periods), ull(s.nr_throttled), seconds(s.throttled_ns), ull(s.nr_bursts));
+        out << b;
+    };
+    constexpr unsigned max_rows = 12;
+    unsigned rows = 0;
+    cgroup_cpu_stat rest;
+    unsigned rest_n = 0;
+    for (group_id g = 1; g < groups.size(); ++g) {
+        const auto& spec = groups[g];
+        if (spec.parent != 0 && !spec.quota_ns) continue; // neither top-level nor limited
+        const auto& s = r.stats[g];
+        if (rows < max_rows) {
+            const std::string max = spec.quota_ns ? std::to_string(*spec.quota_ns / 1000) + " " +
+                                                        std::to_string(spec.period_ns / 1000)
+                                                  : "max " + std::to_string(spec.period_ns / 1000);
+            std::string name = spec.path;
+            if (name.size() > 28) name = "..." + name.substr(name.size() - 25);
+            row(name, max, s);
+            ++rows;
+        } else {
+            ++rest_n;
+            rest.usage_ns += s.usage_ns;
+            rest.nr_periods += s.nr_periods;
+            rest.nr_throttled += s.nr_throttled;
+            rest.throttled_ns += s.throttled_ns;
+            rest.nr_bursts += s.nr_bursts;
+        }
+    }
+    if (rest_n) row("(" + std::to_string(rest_n) + " more, summed)", "", rest);
+}
+
+std::string with_cgroup_stats(const std::string& stats_txt, const cgroup_report& r) {
+    std::string lines;
+    auto stat = [&](const std::string& name, std::uint64_t v, const char* desc) {
+        char b[512];
+        std::snprintf(b, sizeof b, "%-40s %14llu   # %s\n", name.c_str(), ull(v), desc);
+        lines += b;
+    };
+    for (group_id g = 0; g < r.tree.groups.size(); ++g) {
+        const std::string p = "kernel.cgroup." + r.tree.groups[g].path + ".";
+        const auto& s = r.stats[g];
+        stat(p + "usage_usec", s.usage_ns / 1000, "cpu.stat: CPU time of the group's tasks (Microsecond)");
+        stat(p + "user_usec", s.user_ns / 1000, "cpu.stat: of it in user mode (Microsecond)");
+        stat(p + "system_usec", s.system_ns / 1000, "cpu.stat: of it in the kernel (Microsecond)");
+        stat(p + "nr_periods", s.nr_periods, "cpu.stat: bandwidth periods with the group active (Count)");
+        stat(p + "nr_throttled", s.nr_throttled, "cpu.stat: periods in which it was throttled (Count)");
+        stat(p + "throttled_usec", s.throttled_ns / 1000,
+             "cpu.stat: time its run queues spent throttled, summed over CPUs (Microsecond)");
+        stat(p + "nr_bursts", s.nr_bursts, "cpu.stat: periods that used burst runtime (Count)");
+        stat(p + "burst_usec", s.burst_ns / 1000, "cpu.stat: runtime used beyond the quota (Microsecond)");
+    }
+    const std::string end = "\n---------- End Simulation Statistics";
+    const auto at = stats_txt.rfind(end);
+    if (at == std::string::npos) return stats_txt + lines;
+    return stats_txt.substr(0, at) + lines + stats_txt.substr(at);
+}
+
+} // namespace warmsched::sim
