@@ -35,6 +35,8 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
         fair_ = std::make_unique<eevdf_class>(*this);
     idle_ = std::make_unique<idle_class>();
     rt_ = std::make_unique<rt_class>(*this);
+    if (cfg.kernel == kernel_version::eevdf_v6_12)
+        fair_server_ = std::make_unique<fair_server>(*this, num_cpus()); // v6.12's dl_server for fair tasks
     rt_of(*rt_).bandwidth().init();
 }
 
@@ -131,7 +133,7 @@ void scheduler::attach_task(task& p) {
 void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     if (&class_of(p) == &class_of(*rq.curr))
         class_of(p).check_preempt_curr(rq, p, wake_flags);
-    else if (class_rank(p) > class_rank(*rq.curr)) // a higher class preempts at once
+    else if (class_rank(p) > class_rank(*rq.curr) && !fair_served(rq)) // a higher class preempts at once
         resched_curr(rq);
 }
 
@@ -269,8 +271,15 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
     return r;
 }
 
+bool scheduler::fair_served(const runqueue& rq) const {
+    // The fair server runs the CPU's fair tasks as a deadline entity: RT work waits.
+    return fair_server_ && fair_server_->serving(rq.cpu) && !rq.curr->is_idle && !rq.curr->is_rt();
+}
+
 task& scheduler::pick_next_task(runqueue& rq, task* prev) {
     if (prev && prev->is_rt()) rt_->balance(rq, prev);
+    if (fair_server_ && fair_server_->serving(rq.cpu) && fair_->has_runnable(rq))
+        if (task* p = fair_->pick_next_task(rq, prev)) return *p; // the fair server's pick, before RT
     if (task* p = rt_->pick_next_task(rq, prev)) return *p;
     if (!fair_->has_runnable(rq)) fair_->balance(rq, prev);
     if (task* p = fair_->pick_next_task(rq, prev)) return *p;
@@ -324,6 +333,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     }
     task& prev = *prevp;
     if (bandwidth_.active()) bandwidth_.check_prev(rq, prev); // check_cfs_rq_runtime at put_prev
+    if (fair_server_) fair_server_->update(rq);
     task& next = pick_next_task(rq, &prev);
     if (bandwidth_.active()) bandwidth_.picked(rq, next);
     // Cleared after the pick, as __schedule does (clear_tsk_need_resched(prev) follows
@@ -414,11 +424,25 @@ void scheduler::account_wakeup_scan(unsigned this_cpu, nsec time) {
     fair_of(*fair_).placement().account_scan(this_cpu, time);
 }
 
+nsec scheduler::rt_period_expiry(unsigned cpu) const {
+    const rt_rq& rt = rqs_[cpu].rt;
+    if (!rt.rt_throttled || rt.rt_nr_running == 0) return 0;
+    return dynamic_cast<const rt_class&>(*rt_).bandwidth_next_period();
+}
+
+void scheduler::rt_period_timer(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
+    rt_of(*rt_).bandwidth().period_timer(rq.clock);
+}
+
 void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     if (trace_) trace_->sched_tick(cpu, now);
+    if (fair_server_) fair_server_->update(rq);
     rt_of(*rt_).bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
     if (bandwidth_.active() && rq.clock >= bandwidth_.next_timer()) bandwidth_.run_timers(cpu, rq.clock);
     class_of(*rq.curr).task_tick(rq, *rq.curr);

@@ -17,6 +17,7 @@
 #include "scheduler/core/sched_class.h"
 #include "scheduler/core/sched_features.h"
 #include "scheduler/core/sched_tracepoints.h"
+#include "scheduler/dl/fair_server.h"
 #include "scheduler/fair/fair_tunables.h"
 #include "scheduler/group/cfs_bandwidth.h"
 #include "scheduler/group/cgroup_tree.h"
@@ -110,6 +111,8 @@ public:
     void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
     sched_class& rt() { return *rt_; }
     const sched_class& rt() const { return *rt_; }
+    // The v6.12 fair server (EEVDF mode only; nullptr under CFS).
+    const fair_server* fair_srv() const { return fair_server_.get(); }
 
     // The idle task of `cpu`; it is curr until something runs.
     void init_idle(task& idle, unsigned cpu);
@@ -130,6 +133,11 @@ public:
     // schedule() on `cpu`. The current task, if its state is no longer running, is dequeued (it
     // blocked or exited); `preempt` says it was preempted (involuntary). Returns the new curr.
     task& schedule(unsigned cpu, bool preempt, nsec now);
+    // The RT period hrtimer: its next expiry if `cpu`'s RT run queue is throttled with RT tasks queued, else
+    // 0 -- the kernel's timer fires then even if every CPU idles (no tick runs the period's work);
+    // rt_period_timer runs it on `cpu` at `now`.
+    nsec rt_period_expiry(unsigned cpu) const;
+    void rt_period_timer(unsigned cpu, nsec now);
     // The periodic tick on `cpu` (with the balancing it triggers).
     void scheduler_tick(unsigned cpu, nsec now);
     // An idle CPU the NOHZ balancer kicked takes the IPI (nohz_csd_func): it balances on behalf of the
@@ -216,6 +224,8 @@ private:
     task& run_stopper(runqueue& rq, task& prev, bool blocking);
     // Switches prev out for the stopper (the idle task stands for it as rq's current task).
     void switch_to_stopper(runqueue& rq, task& prev, bool blocking);
+    // The fair server is running rq's fair curr ahead of the RT class.
+    bool fair_served(const runqueue& rq) const;
     task& pick_next_task(runqueue& rq, task* prev);
     void sched_info_depart(runqueue& rq, task& p);
     void sched_info_arrive(runqueue& rq, task& p);
@@ -226,6 +236,7 @@ private:
     scheduler_hooks& hooks_;
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> rt_, fair_, idle_;
+    std::unique_ptr<fair_server> fair_server_; // v6.12 only
     int calling_cpu_ = -1; // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;

@@ -8,11 +8,10 @@
 // Modelled differently: the kernel's period hrtimer is started by the first RT enqueue; here periods
 // are aligned to multiples of the period from the start of the run, and the timer's work is done by the
 // first tick (on any CPU) at or after each boundary -- at tick granularity, as throttling itself is.
-// A throttled CPU that idles (no fair task to run) is woken by that tick's resched IPI; if every CPU
-// idles there is no tick to do it (the model has no hrtimer). Left out: RT group scheduling, and the
-// v6.12 fair server (a deferred deadline entity giving fair tasks 50 ms per 1 s): in the EEVDF model
-// fair tasks get their time under RT saturation from this throttling, which v6.12 keeps enabled and
-// which leaves them the same 5% per period.
+// A throttled CPU that idles (no fair task to run) is woken by that tick's resched IPI, or, when no CPU
+// ticks, by the period hrtimer the kernel arms on it (scheduler::rt_period_expiry). Left out: RT group
+// scheduling. In EEVDF mode the v6.12 fair server (dl/fair_server.h) also gives starved fair tasks 50 ms per
+// 1 s, which is what they get when this throttling is off (sched_rt_runtime_us = -1); v6.12 keeps both.
 #pragma once
 
 #include "scheduler/rt/rt_tunables.h"
@@ -36,6 +35,8 @@ public:
     bool account(runqueue& rq, nsec delta);
     // The period timer: called with the time of every tick; does the work of each boundary passed.
     void period_timer(nsec now);
+    // The next period boundary the timer will handle.
+    nsec next_period() const { return next_period_; }
     // The kernel log line, once per run ("sched: RT throttling activated"), empty until then.
     const std::string& log() const { return log_; }
 

@@ -72,6 +72,7 @@ public:
     }
 
     rt_bandwidth& bandwidth() { return bw_; }
+    nsec bandwidth_next_period() const { return bw_.next_period(); }
     const rt_counters& counters() const { return counters_; }
     // try_to_wake_up placed RT task p, which last ran on `prev`, on `cpu`.
     void count_wakeup(unsigned prev, unsigned cpu);

@@ -306,6 +306,51 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
         CHECK(sum0 == std::stod(m[1].str()));
         CHECK(sum1 == std::stod(m[2].str()));
     }
+    // fio: its clat percentiles, every "<p>th=[<v>]" pair of the report, in order.
+    const fs::path fio = run_workload("plot-fio", "--plot",
+                                      "fio --name=randread --rw=randread --bs=4k --iodepth=4 --runtime=5ms");
+    check_image(fio / "plots" / "latency.png");
+    check_image(fio / "plots" / "latency.svg");
+    {
+        const std::string report = slurp(fio / "report.txt");
+        const std::regex pair(R"(([0-9.]+)th=\[\s*(\d+)\])");
+        std::vector<std::pair<double, double>> printed, plotted;
+        for (auto it = std::sregex_iterator(report.begin(), report.end(), pair); it != std::sregex_iterator();
+             ++it)
+            printed.emplace_back(std::stod((*it)[1].str()), std::stod((*it)[2].str()));
+        std::istringstream dat(slurp(fio / "plots" / "latency.dat"));
+        std::string line;
+        std::getline(dat, line);
+        CHECK(line.rfind("# fio clat #1 (", 0) == 0);
+        std::getline(dat, line);
+        for (double p, v; dat >> p >> v;) plotted.emplace_back(p, v);
+        CHECK(printed.size() >= 10);
+        CHECK(plotted == printed);
+    }
+    // schbench's percentile blocks (as latency_histogram::print writes them; a real schbench run needs a
+    // simulated second): the last block of each name is plotted.
+    {
+        const fs::path sch = fs::temp_directory_path() / "warmsched-outputs-plot-schbench";
+        fs::remove_all(sch);
+        fs::create_directories(sch);
+        fs::copy_file(fio / "stats.json", sch / "stats.json");
+        std::ofstream(sch / "report.txt")
+            << "Wakeup Latencies percentiles (usec) runtime 1 (s) (10 total samples)\n"
+               "\t  50.0th: 9          (5 samples)\n\t  min=1, max=99\n"
+               "Wakeup Latencies percentiles (usec) runtime 2 (s) (400 total samples)\n"
+               "\t  50.0th: 5          (210 samples)\n\t  90.0th: 8          (150 samples)\n"
+               "\t* 99.0th: 14         (36 samples)\n\t  99.9th: 22         (4 samples)\n\t  min=1, max=25\n"
+               "Request Latencies percentiles (usec) runtime 2 (s) (400 total samples)\n"
+               "\t  50.0th: 7000       (210 samples)\n\t* 99.0th: 9000       (190 samples)\n\t  min=6000, "
+               "max=9500\n";
+        const auto r = run_cli("plot " + sch.string());
+        INFO(r.out << r.err);
+        REQUIRE(r.status == 0);
+        check_image(sch / "plots" / "latency.png");
+        CHECK(slurp(sch / "plots" / "latency.dat") ==
+              "# Wakeup Latencies (usec)\npercentile latency\n50 5\n90 8\n99 14\n99.9 22\n\n\n"
+              "# Request Latencies (usec)\npercentile latency\n50 7000\n99 9000\n\n\n");
+    }
     // Again from the directory; a sweep of two variants over two group counts.
     for (const char* name : {"timeline", "miss_rates"})
         fs::remove(dir / "plots" / (std::string(name) + ".png"));
@@ -333,6 +378,18 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     const std::string dat = slurp(out / "sweep.dat");
     CHECK(dat.find("# cfs\nx amean stddev\n1 ") == 0);
     CHECK(dat.find("\n\n\n# eevdf\nx amean stddev\n1 ") != std::string::npos);
+}
+
+TEST_CASE("the same seed gives byte-identical trace.json and trace.vcd and plot data") {
+    const fs::path a = run_workload("same-a", "--trace-format chrome --vcd --plot");
+    const fs::path b = run_workload("same-b", "--trace-format chrome --vcd --plot");
+    CHECK_FALSE(fs::exists(a / "trace.txt")); // chrome alone
+    for (const char* f :
+         {"trace.json", "trace.vcd", "trace.vcd.filter", "report.json", "migration_report.json",
+          "plots/timeline.dat", "plots/migrations.dat", "plots/miss_rates.dat"}) {
+        INFO(f);
+        CHECK(slurp(a / f) == slurp(b / f));
+    }
 }
 
 TEST_CASE("bad trace and plot options are one-line errors naming the option") {

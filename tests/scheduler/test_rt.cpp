@@ -114,13 +114,14 @@ TEST_CASE("RT preempts fair at once and a fair wakee never preempts RT") {
         h.wake(r, 0, 2 * ms);
         CHECK(h.s->need_resched(0));
         CHECK(&h.schedule(0, 2 * ms) == &r);
-        // The fair task gets nothing while the RT task runs, through a second of ticks.
+        // The fair task gets nothing while the RT task runs, through 946 ms of ticks (from about 950 ms
+        // the v6.12 fair server would run it under EEVDF: see the fair server's tests).
         const auto before = f.se.sum_exec_runtime;
-        h.ticks(0, 2 * ms, 1000 * ms);
+        h.ticks(0, 2 * ms, 948 * ms);
         CHECK(h.curr(0) == &r);
         CHECK(f.se.sum_exec_runtime == before);
         // A fair wakee (even nice -20) does not preempt the RT task.
-        auto& g = h.add("fair2", 0, 1000 * ms, -20);
+        auto& g = h.add("fair2", 0, 948 * ms, -20);
         CHECK(!h.s->need_resched(0));
         CHECK(h.curr(0) == &r);
         CHECK(g.stats.pcount == 0);
@@ -652,4 +653,67 @@ TEST_CASE("RT_OVERLOAD_PUSH off: a CPU with two pinned RT tasks gets the push IP
 TEST_CASE("RT_OVERLOAD_PUSH off without RT_PUSH_IPI: the puller reads every run queue") {
     check_depth_pull(true, false);
     check_depth_pull(false, false);
+}
+
+// ---- The v6.12 fair server (EEVDF mode): 50 ms per 1 s for starved fair tasks. -----------------------
+
+TEST_CASE(
+    "Fair server (v6.12): with RT throttling off a FIFO hog still leaves the fair task 50 ms per second") {
+    test::sched_harness h(eevdf, {}, unlimited_rt);
+    auto& hog = add_rt(h, "hog", 0, 99);
+    auto& f = h.add("fair", 0, 0);
+    CHECK(&h.schedule(0, 0) == &hog);
+    h.ticks(0, 0, 944 * ms);
+    CHECK(h.curr(0) == &hog); // deferred: nothing before zero laxity (1000 ms - 50 ms)
+    CHECK(f.se.sum_exec_runtime == 0);
+    h.ticks(0, 944 * ms, 952 * ms);
+    CHECK(h.curr(0) == &f); // the server activated at the first tick past 950 ms
+    CHECK(h.s->fair_srv()->serving(0));
+    CHECK(h.rq(0).rt.nr_throttled == 0); // not RT throttling: it is off
+    // An RT wakeup does not preempt the served fair task.
+    auto& rt2 = add_rt(h, "rt2", 0, 50, sched_policy::fifo, 960 * ms);
+    CHECK(!h.s->need_resched(0));
+    CHECK(h.curr(0) == &f);
+    h.ticks(0, 952 * ms, 5000 * ms);
+    const double fair_ms = f.se.sum_exec_runtime / 1e6;
+    CAPTURE(fair_ms);
+    CHECK(fair_ms == Approx(5 * 48).margin(10)); // 50 ms per period, less the tick the activation waits for
+    CHECK(h.s->fair_srv()->activations() == 5);
+    CHECK(hog.se.sum_exec_runtime + f.se.sum_exec_runtime == 5000 * ms);
+    CHECK(rt2.se.sum_exec_runtime == 0); // FIFO 50 behind FIFO 99 on a pinned CPU
+}
+
+TEST_CASE("Fair server (v6.12): fair tasks that run or idle use up its budget and it never activates") {
+    test::sched_harness h(eevdf, {}, unlimited_rt);
+    auto& f = h.add("fair", 0, 0);
+    CHECK(&h.schedule(0, 0) == &f);
+    h.ticks(0, 0, 3000 * ms);
+    CHECK(h.s->fair_srv()->activations() == 0);
+    CHECK(f.se.sum_exec_runtime == 3000 * ms);
+    // CFS (v5.15) has no fair server.
+    test::sched_harness c(cfs);
+    CHECK(c.s->fair_srv() == nullptr);
+}
+
+TEST_CASE("Fair server on the simulated kernel (EEVDF): throttling off, a FIFO hog leaves the fair task 5%") {
+    test::kernel_rig r(rig_rt_config(eevdf, -1));
+    auto& hog = rig_hog(r, "hog", 0, sched_policy::fifo, 99);
+    auto& f = rig_hog(r, "fair", 0, sched_policy::normal);
+    run_to(r, 3000 * ms);
+    const double fair_share = test::share(f, hog);
+    CAPTURE(fair_share, r.seconds(f), r.seconds(hog));
+    CHECK(fair_share == Approx(0.05).margin(0.006));
+    CHECK(r.k.sched().rq(0).rt.nr_throttled == 0);
+    CHECK(r.k.sched().fair_srv()->activations() == 3);
+}
+
+TEST_CASE(
+    "RT 4 on the simulated kernel: a throttled FIFO hog alone on an idle machine resumes at each period") {
+    // No CPU has work to tick for while the hog is throttled: the RT period hrtimer unthrottles it.
+    test::kernel_rig r(rig_rt_config(cfs, 950'000));
+    auto& hog = rig_hog(r, "hog", 0, sched_policy::fifo, 99);
+    run_to(r, 2500 * ms);
+    CAPTURE(r.seconds(hog));
+    CHECK(r.k.sched().rq(0).rt.nr_throttled == 2);
+    CHECK(r.seconds(hog) == Approx(0.952 + 0.952 + 0.5).margin(0.01));
 }

@@ -162,6 +162,7 @@ void cpu_executor::reschedule(bool preempt) {
         touch(nt->kernel_stack, false);
         touch(nt->kernel_stack + 64, true);
     }
+    if (!nt) arm_rt_period_timer();
     const bool was_busy = busy_;
     busy_ = nt != nullptr;
     if (busy_ && !was_busy) next_tick_ = (h_.now() / tick_ps_ + 1) * tick_ps_;
@@ -174,6 +175,17 @@ void cpu_executor::touch_rt_rq_reads() {
     if (reads.empty()) return;
     probed_.assign(reads.begin(), reads.end()); // a copy, as for the wakeup's probed list
     for (unsigned cpu : probed_) touch(k_.rq_line(cpu), false);
+}
+
+void cpu_executor::arm_rt_period_timer() {
+    const scheduler::nsec at = k_.sched().rt_period_expiry(cpu_);
+    if (at == 0 || at == rt_timer_armed_) return;
+    rt_timer_armed_ = at;
+    raise_irq(static_cast<ps_t>(at) * 1000, [this, at] {
+        k_.set_running_cpu(cpu_);
+        k_.sched().rt_period_timer(cpu_, at); // unthrottles; a resched if RT work waits here
+        return irq_action{};
+    });
 }
 
 void cpu_executor::charge_balance() {

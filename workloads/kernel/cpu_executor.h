@@ -92,6 +92,9 @@ private:
     // Reads, through the caches, the other CPUs' run-queue lines the RT class read in the last scheduler
     // call (scheduler::rt_rq_reads): a linear scan or a pull's walk costs what its misses cost.
     void touch_rt_rq_reads();
+    // Going idle with the RT class throttled here and RT tasks queued: the RT period hrtimer (an interrupt
+    // at the period boundary that unthrottles), which fires even when no CPU ticks.
+    void arm_rt_period_timer();
     void idle();
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
@@ -139,6 +142,7 @@ private:
     std::priority_queue<timer, std::vector<timer>, std::greater<timer>> timers_;
     std::vector<models::mem_access> buf_;
     std::vector<unsigned> probed_; // the run queues a wakeup's placement read
+    scheduler::nsec rt_timer_armed_ = 0; // the RT period expiry armed (0: none)
     std::vector<unsigned> siblings_;
     // Device interrupts waiting in timers_ (keyed by negative numbers; timers carry a pid).
     std::unordered_map<int, std::function<irq_action()>> irq_handlers_;
