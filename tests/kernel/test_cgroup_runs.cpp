@@ -75,9 +75,9 @@ cgroups:
   - {path: /b}
   - {path: /b/c, cpu.weight: 300}
 workloads:
-  - {command: hackbench -p -g 1 -l 100000, cgroup: /a}
-  - {command: hackbench -p -g 1 -l 100000, cgroup: /b/c}
-  - hackbench -p -g 1 -l 100000
+  - {command: hackbench -p -g 1 -f 10 -l 100000, cgroup: /a}
+  - {command: hackbench -p -g 1 -f 10 -l 100000, cgroup: /b/c}
+  - hackbench -p -g 1 -f 10 -l 100000
 )";
     const auto r = run_cli("run " + exp.string() + " --out " + out.string());
     INFO(r.err);
@@ -93,7 +93,8 @@ workloads:
         CHECK(s.at("user_usec") + s.at("system_usec") + 1 >= s.at("usage_usec"));
         unsigned tasks = 0;
         const unsigned long long ns = tasks_cpu_ns(out, g.empty() ? cg : cg / g, tasks);
-        CHECK(tasks == (g.empty() ? 123u : 41u)); // hackbench -g 1: its main task, 20 senders, 20 receivers
+        CHECK(tasks ==
+              (g.empty() ? 63u : 21u)); // hackbench -g 1 -f 10: its main task, 10 senders, 10 receivers
         CHECK(s.at("usage_usec") == ns / 1000);
         CHECK(s.at("usage_usec") > 1000);
     }
