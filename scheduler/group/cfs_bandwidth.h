@@ -96,9 +96,11 @@ public:
     const cfs_bandwidth* pool(group_id g) const {
         return g < index_.size() && index_[g] >= 0 ? &pools_[index_[g]] : nullptr;
     }
-    // Wakeup preemption ignores a task in a throttled hierarchy.
+    // Wakeup preemption ignores a task in a throttled hierarchy -- per-cfs_rq model only: the v6.18
+    // follow-up "do not special case tasks in throttled hierarchy" lets such a task preempt, since it
+    // may run until its return to user mode.
     bool ignore_wakeup(const task& p, unsigned cpu) const {
-        return p.throttled || throttled_hierarchy(p, cpu);
+        return p.throttled || (!task_based() && throttled_hierarchy(p, cpu));
     }
     // Load balancing may not move p from src to dst (THROTTLED_LB_PAIR, LB_THROTTLED_DEST).
     bool lb_refuses(const task& p, unsigned src, unsigned dst) const;
@@ -107,9 +109,10 @@ public:
     nsec next_timer() const { return next_; }
     void run_timers(unsigned cpu, nsec now);
 
+    bool task_based() const; // TASK_BASED_THROTTLE
+
 private:
     cfs_bandwidth& bw(group_id g) { return pools_[index_[g]]; }
-    bool task_based() const;
     bool assign_runtime(cfs_bandwidth& b, cfs_rq_runtime& rt, std::int64_t target, nsec now);
     bool throttle(group_id g, unsigned cpu, nsec now);
     void unthrottle(group_id g, unsigned cpu, nsec now);

@@ -228,7 +228,7 @@ struct throttled_cpu0 {
     std::vector<scheduler::task*> grp, root;
     scheduler::nsec now = 0;
     // Three movable tasks of /a (cpu.max 1000 1000000) and two of the root on CPU 0; ticks until /a is
-    // throttled there. Task-based: the /a tasks picked meanwhile return to user mode (limbo).
+    // throttled there. Task-based: then until an /a task picked returns to user mode (limbo).
     throttled_cpu0(kernel_version k, std::vector<std::pair<std::string, bool>> features) : h(k, features) {
         h.s->set_cgroups(tree_with(1 * ms, 1000 * ms)); // no refill during the test
         for (int i = 0; i < 3; ++i) {
@@ -244,10 +244,12 @@ struct throttled_cpu0 {
             h.tick(0, now);
         }
         REQUIRE(st->throttled);
-        for (int i = 0; i < 30; ++i) { // task-based: each /a task picked reaches user mode: limbo
-            while (h.curr(0)->throttle_work) {
+        // Task-based: the /a tasks picked reach user mode and go to limbo, until the first one has.
+        for (int i = 0; i < 30 && h.s->config().features[scheduler::feature::TASK_BASED_THROTTLE]; ++i) {
+            if (h.curr(0)->throttle_work) {
                 h.s->return_to_user(0, now);
                 h.schedule(0, now);
+                break;
             }
             now += h.cfg.tick_ns();
             h.tick(0, now);
@@ -280,6 +282,8 @@ TEST_CASE("Bandwidth 7: v5.15 -- a queued task of a throttled group is never pul
     CHECK(t.h.s->bandwidth().lb_refuses(*t.grp[0], 0, 1));
     CHECK(t.h.s->bandwidth().lb_refuses(*t.grp[0], 1, 0));
     CHECK_FALSE(t.h.s->bandwidth().lb_refuses(*t.root[0], 0, 1));
+    // Wakeup preemption ignores tasks of a throttled hierarchy.
+    for (auto* p : t.grp) CHECK(t.h.s->bandwidth().ignore_wakeup(*p, 0));
 }
 
 TEST_CASE("Bandwidth 7: v6.18 -- limbo tasks are never pulled and nothing moves into a throttled cfs_rq") {
@@ -290,6 +294,10 @@ TEST_CASE("Bandwidth 7: v6.18 -- limbo tasks are never pulled and nothing moves 
     CHECK(limbo >= 1); // the /a task that ran went to limbo at its return to user mode
     // Runnable tasks of the throttled hierarchy may leave (the destination is not throttled) ...
     for (auto* p : t.grp) CHECK_FALSE(t.h.s->bandwidth().lb_refuses(*p, 0, 1));
+    // Only limbo tasks are special for wakeup preemption (the follow-up "do not special case tasks in
+    // throttled hierarchy").
+    CHECK(queued >= 1);
+    for (auto* p : t.grp) CHECK(t.h.s->bandwidth().ignore_wakeup(*p, 0) == p->throttled);
     // ... but never into a CPU where their group is throttled.
     CHECK(t.h.s->bandwidth().lb_refuses(*t.grp[0], 1, 0));
     for (int pass = 0; pass < 3; ++pass) {
