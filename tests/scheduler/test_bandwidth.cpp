@@ -373,3 +373,21 @@ TEST_CASE("Bandwidth slack: a queue that empties returns its runtime above 1 ms 
         CHECK(bw.next_timer() == 100 * ms); // the period timer; no slack timer without a throttled queue
     }
 }
+
+TEST_CASE("Bandwidth: a throttled task moved to the root group (cgroup.procs) runs again") {
+    throttled_cpu0 t(cfs, {});
+    scheduler::task& p = *t.grp[0];
+    REQUIRE(p.throttled);
+    const unsigned before = t.h.rq(0).nr_running;
+    t.h.s->attach_task(p, 0, t.now + 1 * ms);
+    CHECK_FALSE(p.throttled);
+    CHECK(p.on_rq);
+    CHECK(p.se.on_rq);
+    CHECK(t.h.rq(0).nr_running == before + 1);
+    CHECK(t.h.s->task_group_of(p) == 0);
+    // And back into the throttled group: parked again.
+    t.h.s->attach_task(p, 1, t.now + 2 * ms);
+    CHECK(p.throttled);
+    CHECK_FALSE(p.se.on_rq);
+    CHECK(t.h.rq(0).nr_running == before);
+}
