@@ -142,3 +142,40 @@ TEST_CASE("Groups API: attach, fork inheritance, hierarchical usage and the root
     test::sched_harness h(eevdf);
     CHECK_FALSE(h.s->groups().enabled());
 }
+
+namespace {
+
+// Nested groups on one CPU: /a (100) holds /a/x (100) and /a/y (300); /b (100) is its sibling. One hog
+// in each leaf: /a and /b split the CPU 50/50, and /a's half splits 1:3 -- 12.5%, 37.5%, 50%.
+void nested_weights(kernel_version k) {
+    test::kernel_rig r(test::rig_config(k));
+    auto& s = r.k.sched();
+    scheduler::cgroup_tree t;
+    t.groups.push_back(group("/a", 0, 100));
+    t.groups.push_back(group("/a/x", 1, 100));
+    t.groups.push_back(group("/a/y", 1, 300));
+    t.groups.push_back(group("/b", 0, 100));
+    s.set_cgroups(t);
+    auto& x = r.hog("x", 0);
+    auto& y = r.hog("y", 0);
+    auto& b = r.hog("b", 0);
+    s.attach_task(x.t, 2, 0);
+    s.attach_task(y.t, 3, 0);
+    s.attach_task(b.t, 4, 0);
+    run_to(r, 3 * sec);
+    const double total =
+        static_cast<double>(x.t.se.sum_exec_runtime + y.t.se.sum_exec_runtime + b.t.se.sum_exec_runtime);
+    CHECK(static_cast<double>(x.t.se.sum_exec_runtime) / total == Approx(0.125).margin(0.01));
+    CHECK(static_cast<double>(y.t.se.sum_exec_runtime) / total == Approx(0.375).margin(0.01));
+    CHECK(static_cast<double>(b.t.se.sum_exec_runtime) / total == Approx(0.50).margin(0.01));
+    CHECK(s.cpu_stat(1, r.k.now()).usage_ns == x.t.se.sum_exec_runtime + y.t.se.sum_exec_runtime);
+}
+
+} // namespace
+
+TEST_CASE("Groups: nested cpu.weight splits a CPU 12.5/37.5/50 between /a/x /a/y and /b (v5.15)") {
+    nested_weights(cfs);
+}
+TEST_CASE("Groups: nested cpu.weight splits a CPU 12.5/37.5/50 between /a/x /a/y and /b (v6.12)") {
+    nested_weights(eevdf);
+}
