@@ -29,6 +29,20 @@
 namespace warmsched::sim {
 namespace fs = std::filesystem;
 
+namespace {
+// The kernel of a run that starts at a point of the tick period drawn from the seed, as a measurement on
+// a real machine starts somewhere between two ticks (the CPUs' ticks stay aligned, as without
+// skew_tick). Repeated seeds of a run differ through it even where nothing else draws from the seed.
+scheduler::sched_config with_seeded_tick_phase(scheduler::sched_config cfg, std::uint64_t seed) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ull; // splitmix64
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    cfg.tick_phase_ns = z % cfg.tick_ns();
+    return cfg;
+}
+} // namespace
+
 int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out) {
     const auto wall0 = std::chrono::steady_clock::now();
     models::machine_options mo;
@@ -36,7 +50,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     mo.quantum_ps = e.quantum_ps;
     mo.set_sampling = e.set_sampling;
     models::machine m("system", e.platform, mo);
-    workloads::sim_kernel k("kernel", m, e.kernel, e.seed, e.migration_cost);
+    workloads::sim_kernel k("kernel", m, with_seeded_tick_phase(e.kernel, e.seed), e.seed, e.migration_cost);
     k.set_fast_forward(e.fast_forward);
     if (!e.cgroups.only_root()) k.sched().set_cgroups(e.cgroups);
     std::unique_ptr<ftrace_writer> trace;

@@ -415,7 +415,7 @@ void scheduler::set_capacity_pressure(unsigned cpu, unsigned long lost) {
     rq.capacity_pressure = lost;
     // update_cpu_capacity() for this CPU now; the groups above see it when their CPUs next balance.
     if (sched_domain* sd = domains_.base(cpu))
-        fair_of(*fair_).balancer().update_group_capacity(*sd, cpu, rq.clock / cfg_.tick_ns());
+        fair_of(*fair_).balancer().update_group_capacity(*sd, cpu, cfg_.jiffies(rq.clock));
     else
         rq.cpu_capacity = lost >= SCHED_CAPACITY_SCALE ? 1 : SCHED_CAPACITY_SCALE - lost;
 }

@@ -43,6 +43,10 @@ struct sched_config {
     // after pulling one task.
     bool preemptible = true;
     nsec tick_ns() const { return 1'000'000'000ull / hz; }
+    // Where the tick falls in the run: ticks come at tick_phase_ns + n * tick_ns() (a run starts at some
+    // point of the tick period, as a measurement on a real machine does); jiffies counts them.
+    nsec tick_phase_ns = 0;
+    nsec jiffies(nsec now) const { return (now + (tick_ns() - tick_phase_ns) % tick_ns()) / tick_ns(); }
     // A kernel's defaults on a machine with `ncpus` online CPUs.
     static sched_config defaults(kernel_version k, unsigned ncpus) {
         sched_config c;

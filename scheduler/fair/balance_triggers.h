@@ -61,7 +61,7 @@ public:
     nsec balance_interval(const sched_domain& sd, bool busy) const;
 
 private:
-    nsec jiffies(nsec now) const { return now / core_.config().tick_ns(); }
+    nsec jiffies(nsec now) const { return core_.config().jiffies(now); }
     nsec msecs_to_jiffies(nsec ms) const;
     void update_next_balance(const sched_domain& sd, nsec& next_balance) const;
     bool update_newidle_cost(sched_domain& sd, nsec cost, nsec now);

@@ -157,7 +157,7 @@ void load_balancer::update_sd_lb_stats(lb_env& env, sd_lb_stats& sds) {
     sds = sd_lb_stats{};
     sds.busiest_stat.idle_cpus = UINT_MAX; // init_sd_lb_stats: the worst busiest
     sds.busiest_stat.type = group_type::has_spare;
-    const nsec jiffies = now_ / core_.config().tick_ns();
+    const nsec jiffies = core_.config().jiffies(now_);
     bool sg_overloaded = false;
     sg_lb_stats tmp;
     for (const sched_group& sg : env.sd->group_list()) {

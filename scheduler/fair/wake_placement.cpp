@@ -36,7 +36,7 @@ unsigned wake_placement::llc_size(unsigned cpu) const {
 }
 
 nsec wake_placement::jiffies(nsec now) const {
-    return now / core_.config().tick_ns();
+    return core_.config().jiffies(now);
 }
 
 bool wake_placement::available_idle_cpu(unsigned cpu) const {

@@ -89,7 +89,7 @@ std::string cpumask_hex(const scheduler::cpumask& m, unsigned nr_cpu_ids) {
 void write_proc_schedstat(std::ostream& out, const scheduler::scheduler& s, unsigned version, nsec now) {
     const unsigned n = s.num_cpus();
     out << "version " << version << "\n";
-    out << "timestamp " << now / s.config().tick_ns() << "\n";
+    out << "timestamp " << s.config().jiffies(now) << "\n";
     char b[256];
     for (unsigned c = 0; c < n; ++c) {
         const auto& st = s.rq(c).stats;

@@ -20,6 +20,7 @@ constexpr ps_t min_fast_forward_ps = 20'000'000; // 20 us
 cpu_executor::cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu)
     : sc_module(name), k_(k), h_(h), cpu_(cpu) {
     tick_ps_ = k.sched().config().tick_ns() * 1000;
+    tick_phase_ps_ = k.sched().config().tick_phase_ns * 1000;
     for (unsigned s : k.sched().layout().siblings[cpu])
         if (s != cpu) siblings_.push_back(s);
     SC_HAS_PROCESS(cpu_executor);
@@ -165,7 +166,12 @@ void cpu_executor::reschedule(bool preempt) {
     if (!nt) arm_rt_period_timer();
     const bool was_busy = busy_;
     busy_ = nt != nullptr;
-    if (busy_ && !was_busy) next_tick_ = (h_.now() / tick_ps_ + 1) * tick_ps_;
+    if (busy_ && !was_busy) { // the next tick of the grid tick_phase + n * tick after now
+        const ps_t now = h_.now();
+        next_tick_ = now < tick_phase_ps_
+                         ? tick_phase_ps_
+                         : tick_phase_ps_ + ((now - tick_phase_ps_) / tick_ps_ + 1) * tick_ps_;
+    }
     if (busy_ != was_busy)
         for (unsigned s : siblings_) k_.executor(s).sibling_changed();
 }

@@ -129,7 +129,7 @@ private:
     models::hart& h_;
     unsigned cpu_;
     sc_core::sc_event wake_;
-    models::ps_t tick_ps_, next_tick_ = 0;
+    models::ps_t tick_ps_, tick_phase_ps_, next_tick_ = 0;
     std::uint64_t epoch_ = 0; // changes when who runs here or beside it changes (fast-forward)
     bool busy_ = false;
     bool idling_ = false; // waiting in idle() since idle_start_
