@@ -320,7 +320,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         if (trace_ && special) trace_->sched_process_exit(cpu, now, *prevp);
     }
     if (rq.active_balance) prevp = &run_stopper(rq, *prevp, blocking); // the stopper class runs first
-    if (rq.exec_push) { // sched_exec's migration_cpu_stop
+    if (rq.exec_push) {                                                // sched_exec's migration_cpu_stop
         task& p = *rq.exec_push;
         rq.exec_push = nullptr;
         if (!prevp->is_idle) switch_to_stopper(rq, *prevp, blocking);

@@ -241,7 +241,7 @@ private:
     std::vector<runqueue> rqs_;
     std::unique_ptr<sched_class> rt_, fair_, idle_;
     std::unique_ptr<fair_server> fair_server_; // v6.12 only
-    int calling_cpu_ = -1; // the CPU whose code is running the current entry point
+    int calling_cpu_ = -1;                     // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;
     task_groups groups_;

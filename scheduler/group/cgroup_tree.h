@@ -15,9 +15,9 @@ namespace warmsched::scheduler {
 using group_id = unsigned; // index into cgroup_tree::groups; 0 is the root group
 
 struct cgroup_spec {
-    std::string path;       // "/" for the root, "/a/b" below it
-    group_id parent = 0;    // the root's parent is itself (0)
-    unsigned weight = 100;  // cpu.weight 1..10000 (shares = weight * 1024 / 100)
+    std::string path;                      // "/" for the root, "/a/b" below it
+    group_id parent = 0;                   // the root's parent is itself (0)
+    unsigned weight = 100;                 // cpu.weight 1..10000 (shares = weight * 1024 / 100)
     std::optional<std::uint64_t> quota_ns; // cpu.max quota; empty = "max" (no limit)
     std::uint64_t period_ns = 100'000'000; // cpu.max period, 1 ms .. 1 s
     std::uint64_t burst_ns = 0;            // cpu.max.burst, <= quota

@@ -1,15 +1,15 @@
 // Workload command lines; see command_line.h.
 #include "workloads/cli/command_line.h"
 
-#include "workloads/bench/massive_intr.h"
 #include "workloads/bench/cyclictest.h"
 #include "workloads/bench/fio.h"
 #include "workloads/bench/kernbench.h"
+#include "workloads/bench/massive_intr.h"
 #include "workloads/bench/messaging.h"
 #include "workloads/bench/netperf.h"
+#include "workloads/bench/schbench.h"
 #include "workloads/bench/sched_pipe.h"
 #include "workloads/bench/tbench.h"
-#include "workloads/bench/schbench.h"
 #include "workloads/rtapp/rt_app.h"
 
 #include <sstream>

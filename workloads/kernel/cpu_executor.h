@@ -141,7 +141,7 @@ private:
     using timer = std::tuple<models::ps_t, int, kernel_task*>;
     std::priority_queue<timer, std::vector<timer>, std::greater<timer>> timers_;
     std::vector<models::mem_access> buf_;
-    std::vector<unsigned> probed_; // the run queues a wakeup's placement read
+    std::vector<unsigned> probed_;       // the run queues a wakeup's placement read
     scheduler::nsec rt_timer_armed_ = 0; // the RT period expiry armed (0: none)
     std::vector<unsigned> siblings_;
     // Device interrupts waiting in timers_ (keyed by negative numbers; timers carry a pid).
