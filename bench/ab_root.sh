@@ -1,0 +1,83 @@
+#!/bin/sh
+# A/B bit-identity check of root-only (no cgroups) runs between two builds: for a refactoring that must
+# not change behaviour (e.g. the per-queue plumbing of the hierarchical group scheduling plan), run the
+# same fixed-seed experiments with both binaries and diff everything they write.
+#
+#   bench/ab_root.sh BASE_BUILD_DIR NEW_BUILD_DIR
+#
+# Runs (all --seed 1, each under --kernel cfs and --kernel eevdf):
+#   default experiment (configs/experiments/default.yaml: hackbench -p -g 10 -l 100 on zen3-5950x)
+#   zen3-5950x:  -- perf bench sched pipe -l 2000
+#   zen3-5950x:  --trace -- hackbench -p -g 4 -l 50
+#   clovertown-e5335-2s:  -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
+# Compared: stdout and stderr minus the wall-time line ("... s wall ..."), and the whole results
+# directory (report.txt/json, stats.txt/json, migration_report.json, config.yaml, schedstat/, trace.txt).
+# Path-only differences are normalised: the results directory in the "results:" line, and the source
+# tree of the default experiment named in config.yaml's header.
+# Takes about 20 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
+# (the first 40 lines of each diff are printed), 2 on a bad invocation or a failed run.
+# Scratch files go to ${AB_OUT:-/tmp/ab_root.$$} (kept on a difference, removed otherwise).
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: $0 BASE_BUILD_DIR NEW_BUILD_DIR" >&2
+    exit 2
+fi
+repo=$(cd "$(dirname "$0")/.." && pwd)
+base=$(cd "$1" && pwd)/warmsched
+new=$(cd "$2" && pwd)/warmsched
+for b in "$base" "$new"; do
+    [ -x "$b" ] || { echo "ab_root: no executable $b" >&2; exit 2; }
+done
+work=${AB_OUT:-/tmp/ab_root.$$}
+rm -rf "$work"
+mkdir -p "$work"
+status=0
+
+# run NAME ARGS...: one experiment with both binaries, then the diff
+run() {
+    name=$1
+    shift
+    for side in base new; do
+        eval "bin=\$$side"
+        dir="$work/$side"
+        mkdir -p "$dir"
+        (cd "$repo" && "$bin" run --seed 1 --out "$dir/$name" "$@") > "$dir/$name.stdout" 2> "$dir/$name.stderr.raw"
+        rc=$?
+        grep -v ' s wall ' "$dir/$name.stderr.raw" > "$dir/$name.stderr"
+        rm -f "$dir/$name.stderr.raw"
+        # the results line names the directory: make it relative so both sides match; config.yaml names
+        # the default experiment by the binary's source tree (runs after --): keep only configs/...
+        sed -i "s|$dir/||g" "$dir/$name.stdout" "$dir/$name.stderr"
+        [ -f "$dir/$name/config.yaml" ] && sed -i 's|^# Experiment: .*/configs/|# Experiment: configs/|' "$dir/$name/config.yaml"
+        if [ $rc -ne 0 ]; then
+            echo "FAILED   $name ($side exit $rc): $(head -1 "$dir/$name.stderr")"
+            status=2
+            return
+        fi
+    done
+    d=$(diff -r "$work/base/$name" "$work/new/$name" 2>&1;
+        diff "$work/base/$name.stdout" "$work/new/$name.stdout";
+        diff "$work/base/$name.stderr" "$work/new/$name.stderr")
+    if [ -z "$d" ]; then
+        echo "same     $name"
+    else
+        echo "DIFFERS  $name"
+        printf '%s\n' "$d" | head -40 | sed 's/^/    /'
+        [ $status -eq 0 ] && status=1
+    fi
+}
+
+for k in cfs eevdf; do
+    run "default-$k" --kernel "$k" configs/experiments/default.yaml
+    run "pipe-$k" --kernel "$k" --platform zen3-5950x -- perf bench sched pipe -l 2000
+    run "hackbench-trace-$k" --kernel "$k" --platform zen3-5950x --trace -- hackbench -p -g 4 -l 50
+    run "cyclictest-$k" --kernel "$k" --platform clovertown-e5335-2s -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
+done
+
+if [ $status -eq 0 ]; then
+    rm -rf "$work"
+    echo "ab_root: identical"
+else
+    echo "ab_root: outputs differ or a run failed (kept in $work)"
+fi
+exit $status
