@@ -56,4 +56,13 @@ struct runqueue {
     bool is_idle() const { return curr == idle && nr_running == 0; }
 };
 
+// cfs_rq_of(se): the queue `se` is (to be) queued on; `rq` is the run queue of se's CPU, whose root
+// queue is meant by a null se.cfs_rq (every entity, until per-group queues exist).
+inline cfs_rq& cfs_rq_of(runqueue& rq, const sched_entity& se) {
+    return se.cfs_rq ? *se.cfs_rq : rq.cfs;
+}
+inline const cfs_rq& cfs_rq_of(const runqueue& rq, const sched_entity& se) {
+    return se.cfs_rq ? *se.cfs_rq : rq.cfs;
+}
+
 } // namespace warmsched::scheduler

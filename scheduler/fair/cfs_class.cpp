@@ -16,13 +16,13 @@ void cfs_class::update_min_vruntime(cfs_rq& q) {
     q.min_vruntime = std::max(q.min_vruntime, v);
 }
 
-void cfs_class::update_curr(runqueue& rq) {
-    cfs_rq& q = rq.cfs;
+void cfs_class::update_curr(runqueue& rq, cfs_rq& q) {
     if (!q.curr) return;
     const nsec delta = update_curr_se(rq, *q.curr);
     if (delta == 0) return;
     q.curr->vruntime += calc_delta_fair(delta, *q.curr);
     update_min_vruntime(q);
+    account_cfs_rq_runtime(rq, *q.curr, delta);
 }
 
 nsec cfs_class::sched_period(unsigned nr_running) const {
@@ -31,9 +31,10 @@ nsec cfs_class::sched_period(unsigned nr_running) const {
 }
 
 nsec cfs_class::sched_slice(const runqueue& rq, const sched_entity& se) const {
-    const unsigned nr = feat_[feature::ALT_PERIOD] ? rq.cfs.h_nr_running : rq.cfs.nr_running;
+    const cfs_rq& q = cfs_rq_of(rq, se);
+    const unsigned nr = feat_[feature::ALT_PERIOD] ? rq.cfs.h_nr_running : q.nr_running;
     nsec slice = sched_period(nr + (se.on_rq ? 0 : 1));
-    const std::uint64_t load = rq.cfs.load + (se.on_rq ? 0 : se.weight);
+    const std::uint64_t load = q.load + (se.on_rq ? 0 : se.weight);
     slice = scale_by_share(slice, se.weight, load);
     if (feat_[feature::BASE_SLICE]) slice = std::max(slice, tun_.min_granularity_ns);
     return slice;
@@ -55,8 +56,8 @@ int cfs_class::wakeup_preempt_entity(const sched_entity& curr, const sched_entit
     return 0;
 }
 
-void cfs_class::place_entity(const runqueue& rq, sched_entity& se, bool initial) {
-    std::int64_t v = rq.cfs.min_vruntime;
+void cfs_class::place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& se, bool initial) {
+    std::int64_t v = q.min_vruntime;
     if (initial && feat_[feature::START_DEBIT]) v += calc_delta_fair(sched_slice(rq, se), se);
     if (!initial) {
         nsec thresh = tun_.latency_ns;
@@ -70,38 +71,46 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
     group_weight_on_enqueue(rq, p);
     util_est_enqueue(rq, p);
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
-    const bool renorm = !(flags & ENQUEUE_WAKEUP) || (flags & ENQUEUE_MIGRATED);
-    const bool is_curr = q.curr == &se;
-    if (renorm && is_curr) se.vruntime += q.min_vruntime;
-    update_curr(rq);
-    if (renorm && !is_curr) se.vruntime += q.min_vruntime;
-    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
-    account_enqueue(rq, se);
-    if (flags & ENQUEUE_WAKEUP) place_entity(rq, se, false);
-    const std::int64_t spread = se.vruntime - q.min_vruntime;
-    if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
-    if (!is_curr) q.insert(&se, se.vruntime);
-    se.on_rq = true;
+    cfs_rq& q = cfs_rq_of(rq, se);
+    enqueue_entity(rq, q, se, flags);
     ++q.h_nr_running;
     ++rq.nr_running;
     if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
 }
 
-bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
-    util_est_dequeue(rq, p);
-    cfs_rq& q = rq.cfs;
-    sched_entity& se = p.se;
-    update_curr(rq);
-    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
+void cfs_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
+    const bool renorm = !(flags & ENQUEUE_WAKEUP) || (flags & ENQUEUE_MIGRATED);
+    const bool is_curr = q.curr == &se;
+    if (renorm && is_curr) se.vruntime += q.min_vruntime;
+    update_curr(rq, q);
+    if (renorm && !is_curr) se.vruntime += q.min_vruntime;
+    update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
+    account_enqueue(rq, q, se);
+    if (flags & ENQUEUE_WAKEUP) place_entity(rq, q, se, false);
+    const std::int64_t spread = se.vruntime - q.min_vruntime;
+    if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
+    if (!is_curr) q.insert(&se, se.vruntime);
+    se.on_rq = true;
+}
+
+void cfs_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
+    update_curr(rq, q);
+    update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
     q.clear_buddies(&se);
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
-    account_dequeue(rq, se);
+    account_dequeue(rq, q, se);
     if (!(flags & DEQUEUE_SLEEP)) se.vruntime -= q.min_vruntime;
     update_min_vruntime(q);
+}
+
+bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
+    util_est_dequeue(rq, p);
+    sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
+    dequeue_entity(rq, q, se, flags);
     --q.h_nr_running;
     --rq.nr_running;
     if (p.policy == sched_policy::idle) --rq.idle_policy_running;
@@ -112,10 +121,10 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
 
 void cfs_class::yield_task(runqueue& rq) {
     if (rq.nr_running == 1) return;
-    cfs_rq& q = rq.cfs;
-    sched_entity& se = *q.curr;
+    sched_entity& se = rq.curr->se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     q.clear_buddies(&se);
-    if (se.owner->policy != sched_policy::batch) update_curr(rq);
+    if (se.owner->policy != sched_policy::batch) update_curr(rq, q);
     q.skip = &se;
 }
 
@@ -124,7 +133,7 @@ void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     sched_entity& se = curr.se;
     sched_entity& pse = p.se;
     if (&se == &pse || ignore_wakeup(rq, p)) return;
-    cfs_rq& q = rq.cfs;
+    cfs_rq& q = cfs_rq_of(rq, se);
     const bool scale = q.nr_running >= tun_.nr_latency;
     bool next_buddy_marked = false;
     if (feat_[feature::NEXT_BUDDY] && scale && !(wake_flags & WF_FORK)) {
@@ -136,7 +145,7 @@ void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     bool preempt = curr_idle_policy && p.policy != sched_policy::idle;
     if (!preempt) {
         if (p.policy != sched_policy::normal || !feat_[feature::WAKEUP_PREEMPTION]) return;
-        update_curr(rq);
+        update_curr(rq, q);
         if (wakeup_preempt_entity(se, pse) != 1) return;
         if (!next_buddy_marked) q.next = &pse;
     }
@@ -171,7 +180,7 @@ task* cfs_class::pick_next_task(runqueue& rq, task*) {
     sched_entity* curr = q.curr;
     if (curr) {
         if (curr->on_rq)
-            update_curr(rq);
+            update_curr(rq, q);
         else
             curr = nullptr;
     }
@@ -179,24 +188,24 @@ task* cfs_class::pick_next_task(runqueue& rq, task*) {
 }
 
 void cfs_class::put_prev_task(runqueue& rq, task& p) {
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     if (se.on_rq) {
-        update_curr(rq);
+        update_curr(rq, q);
         const std::int64_t spread = se.vruntime - q.min_vruntime;
         if (std::abs(spread) > 3 * static_cast<std::int64_t>(tun_.latency_ns)) ++q.nr_spread_over;
         q.insert(&se, se.vruntime);
-        update_load_avg(rq, se, 0);
+        update_load_avg(q, rq.clock, se, 0);
     }
     q.curr = nullptr;
 }
 
 void cfs_class::set_next_task(runqueue& rq, task& p) {
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     if (se.on_rq) {
         q.erase(&se);
-        update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
+        update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
     }
     if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
     se.exec_start = rq.clock;
@@ -206,8 +215,7 @@ void cfs_class::set_next_task(runqueue& rq, task& p) {
     se.prev_sum_exec_runtime = se.sum_exec_runtime;
 }
 
-void cfs_class::check_preempt_tick(runqueue& rq, sched_entity& curr) {
-    cfs_rq& q = rq.cfs;
+void cfs_class::check_preempt_tick(runqueue& rq, cfs_rq& q, sched_entity& curr) {
     const nsec ideal = sched_slice(rq, curr);
     const nsec ran = curr.sum_exec_runtime - curr.prev_sum_exec_runtime;
     if (ran > ideal) {
@@ -224,21 +232,22 @@ void cfs_class::check_preempt_tick(runqueue& rq, sched_entity& curr) {
 }
 
 void cfs_class::task_tick(runqueue& rq, task& p) {
-    update_curr(rq);
-    update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    update_curr(rq, q);
+    update_load_avg(q, rq.clock, p.se, LOAD_AVG_UPDATE_TG);
     refresh_group_weights(rq); // update_cfs_group
-    if (rq.cfs.nr_running > 1) check_preempt_tick(rq, p.se);
+    if (q.nr_running > 1) check_preempt_tick(rq, q, p.se);
 }
 
 void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
-    cfs_rq& q = rq.cfs;
+    cfs_rq& q = rq.cfs; // task_cfs_rq(current): the root queue until per-group queues exist
     sched_entity& se = p.se;
     sched_entity* curr = parent && q.curr == &parent->se ? q.curr : nullptr;
     if (curr) {
-        update_curr(rq);
+        update_curr(rq, q);
         se.vruntime = curr->vruntime;
     }
-    place_entity(rq, se, true);
+    place_entity(rq, q, se, true);
     if (core_.config().child_runs_first && curr && curr->vruntime < se.vruntime) {
         std::swap(curr->vruntime, se.vruntime);
         core_.resched_curr(rq);
@@ -249,12 +258,13 @@ void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
 // v5.15 reweight_entity: the queue's load and the entity's PELT load change; vruntime stays.
 void cfs_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     if (se.on_rq) {
-        if (rq.cfs.curr == &se) update_curr(rq);
-        rq.cfs.load -= se.weight;
+        if (q.curr == &se) update_curr(rq, q);
+        q.load -= se.weight;
     }
-    reweight_entity_load_avg(rq, se, weight);
-    if (se.on_rq) rq.cfs.load += se.weight;
+    reweight_entity_load_avg(q, se, weight);
+    if (se.on_rq) q.load += se.weight;
 }
 
 void cfs_class::migrate_task_rq(task& p, unsigned) {
@@ -262,11 +272,12 @@ void cfs_class::migrate_task_rq(task& p, unsigned) {
     if (p.migrating) {
         // A queued task the balancer moves: its dequeue already made vruntime relative, and its
         // averages leave the old queue at once (detach_entity_cfs_rq).
-        detach_entity_load_avg(rq, p.se);
+        detach_entity_load_avg(cfs_rq_of(rq, p.se), p.se);
     } else {
         // A waking task leaves its queue's virtual time; enqueue adds the destination's min_vruntime.
-        if (p.state == task_state::sleeping) p.se.vruntime -= rq.cfs.min_vruntime;
-        remove_entity_load_avg(rq, p.se);
+        cfs_rq& q = cfs_rq_of(rq, p.se);
+        if (p.state == task_state::sleeping) p.se.vruntime -= q.min_vruntime;
+        remove_entity_load_avg(q, p.se);
     }
     p.se.exec_start = 0; // migrated: no longer cache hot
 }

@@ -39,11 +39,14 @@ public:
     std::int64_t wakeup_gran(const sched_entity& curr, const sched_entity& se) const;
 
 private:
-    void update_curr(runqueue& rq);
+    // Each acts on the queue `q` it is given, of run queue `rq` (rq_of(cfs_rq) in the kernel).
+    void update_curr(runqueue& rq, cfs_rq& q);
     void update_min_vruntime(cfs_rq& q);
-    void place_entity(const runqueue& rq, sched_entity& se, bool initial);
+    void place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& se, bool initial);
+    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
+    void dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
     sched_entity* pick_next_entity(cfs_rq& q, sched_entity* curr);
-    void check_preempt_tick(runqueue& rq, sched_entity& curr);
+    void check_preempt_tick(runqueue& rq, cfs_rq& q, sched_entity& curr);
 };
 
 } // namespace warmsched::scheduler

@@ -2,8 +2,11 @@
 // a tree ordered by their key (CFS: vruntime; EEVDF: virtual deadline), the queue's load and counts
 // (curr included), the monotonic min_vruntime, the buddies, and EEVDF's running average of vruntime
 // (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree). Decisions are made by the
-// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities:
-// cgroups keep the queue flat and give a grouped task its hierarchical weight (group/group_shares.h).
+// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities
+// yet: cgroups keep the queue flat and give a grouped task its hierarchical weight
+// (group/group_shares.h). The group-queue fields below (tg, cpu, se, the tg load contribution and
+// propagation, the h_load cache) and the entity helpers are the kernel's, in place for the per-group
+// queues and unused so far.
 #pragma once
 
 #include "scheduler/task/task.h"
@@ -39,6 +42,17 @@ struct cfs_rq {
         unsigned nr = 0;
     } removed;                           // averages of entities that left by migration, to subtract
     std::uint64_t util_est_enqueued = 0; // sum of the queued tasks' util_est
+    // Group scheduling (unused until per-group queues exist: the root queue keeps these zero).
+    unsigned tg = 0;                           // the task group whose queue this is (0 = root)
+    unsigned cpu = 0;                          // the CPU it belongs to (rq_of)
+    sched_entity* se = nullptr;                // the group's entity on this CPU; nullptr for root
+    std::int64_t tg_load_avg_contrib = 0;      // update_tg_load_avg: last contribution to tg
+    std::uint64_t last_update_tg_load_avg = 0; // when it was made (ns)
+    bool propagate = false;                    // add_tg_cfs_propagate: pending for the parent
+    std::int64_t prop_runnable_sum = 0;
+    std::uint64_t h_load = 0;                 // update_cfs_rq_h_load cache
+    std::uint64_t last_h_load_update = ~0ull; // jiffy of the cached h_load
+    sched_entity* h_load_next = nullptr;
 
     // Inserts `se` keyed by `key`.
     void insert(sched_entity* se, std::int64_t key) {
@@ -80,5 +94,21 @@ struct cfs_rq {
         if (skip == se) skip = nullptr;
     }
 };
+
+// The kernel's entity helpers (kernel/sched/fair.c, CONFIG_FAIR_GROUP_SCHED). cfs_rq_of needs the
+// run queue for the root case: see core/runqueue.h.
+inline cfs_rq* group_cfs_rq(const sched_entity& se) {
+    return se.my_q;
+}
+inline bool entity_is_task(const sched_entity& se) {
+    return se.owner != nullptr;
+}
+inline sched_entity* parent_entity(const sched_entity& se) {
+    return se.parent;
+}
+// Both queued on the same queue (a null cfs_rq is the root queue of the entity's CPU).
+inline bool is_same_group(const sched_entity& a, const sched_entity& b) {
+    return a.cfs_rq == b.cfs_rq;
+}
 
 } // namespace warmsched::scheduler

@@ -49,8 +49,7 @@ bool eevdf_class::update_deadline(sched_entity& se) const {
     return true; // the request is fulfilled: schedule a new one
 }
 
-void eevdf_class::update_curr(runqueue& rq) {
-    cfs_rq& q = rq.cfs;
+void eevdf_class::update_curr(runqueue& rq, cfs_rq& q) {
     sched_entity* curr = q.curr;
     if (!curr) return;
     const nsec delta = update_curr_se(rq, *curr);
@@ -58,6 +57,7 @@ void eevdf_class::update_curr(runqueue& rq) {
     curr->vruntime += calc_delta_fair(delta, *curr);
     const bool resched = update_deadline(*curr);
     update_min_vruntime(q);
+    account_cfs_rq_runtime(rq, *curr, delta);
     if (q.nr_running == 1) return;
     // did_preempt_short: protection cancelled by a shorter-slice wakee and curr no longer eligible.
     const bool preempt_short =
@@ -98,21 +98,19 @@ void eevdf_class::place_entity(cfs_rq& q, sched_entity& se, unsigned flags) {
     se.deadline = se.vruntime + vslice;
 }
 
-void eevdf_class::enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags) {
-    cfs_rq& q = rq.cfs;
+void eevdf_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
     const bool is_curr = q.curr == &se;
     if (is_curr) place_entity(q, se, flags);
-    update_curr(rq);
-    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
+    update_curr(rq, q);
+    update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
     if (!is_curr) place_entity(q, se, flags);
-    account_enqueue(rq, se);
+    account_enqueue(rq, q, se);
     if (flags & ENQUEUE_MIGRATED) se.exec_start = 0;
     if (!is_curr) q.insert(&se, se.deadline);
     se.on_rq = true;
 }
 
-void eevdf_class::requeue_delayed_entity(runqueue& rq, sched_entity& se) {
-    cfs_rq& q = rq.cfs;
+void eevdf_class::requeue_delayed_entity(runqueue& rq, cfs_rq& q, sched_entity& se) {
     if (feat_[feature::DELAY_ZERO]) {
         update_entity_lag(q, se);
         if (se.vlag > 0) {
@@ -124,7 +122,7 @@ void eevdf_class::requeue_delayed_entity(runqueue& rq, sched_entity& se) {
             ++q.nr_running;
         }
     }
-    update_load_avg(rq, se, 0);
+    update_load_avg(q, rq.clock, se, 0);
     se.sched_delayed = false;
     --q.h_nr_delayed;
 }
@@ -135,33 +133,33 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         group_weight_on_enqueue(rq, p);
     }
     util_est_enqueue(rq, p);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
     if (flags & ENQUEUE_DELAYED) {
-        requeue_delayed_entity(rq, p.se);
+        requeue_delayed_entity(rq, q, p.se);
         if (groups_on_ && core_.bandwidth().active()) core_.bandwidth().park_if_throttled(rq, p);
         return;
     }
-    enqueue_entity(rq, p.se, flags);
-    ++rq.cfs.h_nr_running;
+    enqueue_entity(rq, q, p.se, flags);
+    ++q.h_nr_running;
     ++rq.nr_running;
     if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
 }
 
-bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags) {
-    cfs_rq& q = rq.cfs;
+bool eevdf_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
     const bool sleep = flags & DEQUEUE_SLEEP;
-    update_curr(rq);
+    update_curr(rq, q);
     if (!(flags & DEQUEUE_DELAYED)) {
         const bool delay = sleep && !(flags & DEQUEUE_SPECIAL);
         if (feat_[feature::DELAY_DEQUEUE] && delay && !entity_eligible(q, se)) {
             if (q.next == &se) q.next = nullptr;
-            update_load_avg(rq, se, 0);
+            update_load_avg(q, rq.clock, se, 0);
             se.sched_delayed = true;
             ++q.h_nr_delayed;
             return false;
         }
     }
-    update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
+    update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
     q.clear_buddies(&se);
     update_entity_lag(q, se);
     if (feat_[feature::PLACE_REL_DEADLINE] && !sleep) {
@@ -170,7 +168,7 @@ bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags)
     }
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
-    account_dequeue(rq, se);
+    account_dequeue(rq, q, se);
     update_min_vruntime(q);
     if (flags & DEQUEUE_DELAYED) { // finish_delayed_dequeue_entity
         se.sched_delayed = false;
@@ -182,10 +180,11 @@ bool eevdf_class::dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags)
 
 bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     util_est_dequeue(rq, p);
-    const bool dequeued = dequeue_entity(rq, p.se, flags);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    const bool dequeued = dequeue_entity(rq, q, p.se, flags);
     if (flags & DEQUEUE_SLEEP) util_est_update(p);
     if (!dequeued) return false; // delayed: still queued and counted
-    --rq.cfs.h_nr_running;
+    --q.h_nr_running;
     --rq.nr_running;
     if (p.policy == sched_policy::idle) --rq.idle_policy_running;
     p.on_rq = false;
@@ -194,10 +193,10 @@ bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
 
 void eevdf_class::yield_task(runqueue& rq) {
     if (rq.nr_running == 1) return;
-    cfs_rq& q = rq.cfs;
-    sched_entity& se = *q.curr;
+    sched_entity& se = rq.curr->se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     q.clear_buddies(&se);
-    update_curr(rq);
+    update_curr(rq, q);
     se.deadline += calc_delta_fair(se.slice, se);
 }
 
@@ -231,7 +230,7 @@ void eevdf_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags)
     sched_entity& se = curr.se;
     sched_entity& pse = p.se;
     if (&se == &pse || ignore_wakeup(rq, p)) return;
-    cfs_rq& q = rq.cfs;
+    cfs_rq& q = cfs_rq_of(rq, se);
     if (feat_[feature::NEXT_BUDDY] && !(wake_flags & WF_FORK) && !pse.sched_delayed) q.next = &pse;
     if (rq.need_resched) return;
     if (!feat_[feature::WAKEUP_PREEMPTION]) return;
@@ -242,7 +241,7 @@ void eevdf_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags)
     }
     if (cse_idle != pse_idle) return;
     if (p.policy != sched_policy::normal) return;
-    update_curr(rq);
+    update_curr(rq, q);
     if (do_preempt_short(q, pse, se) && se.vlag == se.deadline) se.vlag = se.deadline + 1;
     if (pick_eevdf(q) == &pse) core_.resched_curr(rq);
 }
@@ -252,13 +251,13 @@ task* eevdf_class::pick_next_task(runqueue& rq, task*) {
     for (;;) {
         if (q.nr_running == 0) return nullptr;
         if (q.curr) {
-            if (q.curr->on_rq) update_curr(rq);
+            if (q.curr->on_rq) update_curr(rq, q);
         }
         if (feat_[feature::NEXT_BUDDY] && q.next && entity_eligible(q, *q.next)) return q.next->owner;
         sched_entity* se = pick_eevdf(q);
         if (!se->sched_delayed) return se->owner;
         // A delayed sleeper got picked: it has recovered its lag. Dequeue it for real and pick again.
-        dequeue_entity(rq, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+        dequeue_entity(rq, q, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
         --q.h_nr_running;
         --rq.nr_running;
         if (se->owner->policy == sched_policy::idle) --rq.idle_policy_running;
@@ -267,23 +266,23 @@ task* eevdf_class::pick_next_task(runqueue& rq, task*) {
 }
 
 void eevdf_class::put_prev_task(runqueue& rq, task& p) {
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     if (se.on_rq) {
-        update_curr(rq);
+        update_curr(rq, q);
         q.insert(&se, se.deadline);
-        update_load_avg(rq, se, 0);
+        update_load_avg(q, rq.clock, se, 0);
     }
     q.curr = nullptr;
 }
 
 void eevdf_class::set_next_task(runqueue& rq, task& p) {
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     q.clear_buddies(&se);
     if (se.on_rq) {
         q.erase(&se);
-        update_load_avg(rq, se, LOAD_AVG_UPDATE_TG);
+        update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
         se.vlag = se.deadline; // the RUN_TO_PARITY marker
     }
     if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
@@ -295,8 +294,9 @@ void eevdf_class::set_next_task(runqueue& rq, task& p) {
 }
 
 void eevdf_class::task_tick(runqueue& rq, task& p) {
-    update_curr(rq);
-    update_load_avg(rq, p.se, LOAD_AVG_UPDATE_TG);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    update_curr(rq, q);
+    update_load_avg(q, rq.clock, p.se, LOAD_AVG_UPDATE_TG);
     refresh_group_weights(rq); // update_cfs_group
 }
 
@@ -308,11 +308,11 @@ void eevdf_class::task_fork(runqueue&, task& p, task*) {
 // v6.12 reweight_entity: the lag (V - v) and a relative deadline scale by old/new weight, so that the
 // entity keeps its lag w * (V - v); a queued entity is placed again with it.
 void eevdf_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
-    cfs_rq& q = rq.cfs;
     sched_entity& se = p.se;
+    cfs_rq& q = cfs_rq_of(rq, se);
     const bool curr = q.curr == &se;
     if (se.on_rq) {
-        update_curr(rq);
+        update_curr(rq, q);
         update_entity_lag(q, se);
         se.deadline -= avg_vruntime(q);
         se.rel_deadline = true;
@@ -322,7 +322,7 @@ void eevdf_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
     const std::int64_t old_w = se.weight, new_w = weight;
     se.vlag = se.vlag * old_w / new_w;
     if (se.rel_deadline) se.deadline = se.deadline * old_w / new_w;
-    reweight_entity_load_avg(rq, se, weight);
+    reweight_entity_load_avg(q, se, weight);
     if (se.on_rq) {
         q.load += se.weight;
         place_entity(q, se, 0);
@@ -335,10 +335,11 @@ void eevdf_class::migrate_task_rq(task& p, unsigned) {
     // Lag, not vruntime, carries the position across queues (a balancer move dequeued it without
     // DEQUEUE_SLEEP: lag and relative deadline are saved). A queued task's averages leave the old queue at
     // once; a waking task's at the old queue's next update.
+    cfs_rq& q = cfs_rq_of(core_.rq(p.cpu), p.se);
     if (p.migrating)
-        detach_entity_load_avg(core_.rq(p.cpu), p.se);
+        detach_entity_load_avg(q, p.se);
     else
-        remove_entity_load_avg(core_.rq(p.cpu), p.se);
+        remove_entity_load_avg(q, p.se);
     p.se.exec_start = 0;
 }
 

@@ -43,14 +43,15 @@ public:
     sched_entity* pick_eevdf(cfs_rq& q) const;
 
 private:
-    void update_curr(runqueue& rq);
+    // Each acts on the queue `q` it is given, of run queue `rq` (rq_of(cfs_rq) in the kernel).
+    void update_curr(runqueue& rq, cfs_rq& q);
     bool update_deadline(sched_entity& se) const;
     void update_min_vruntime(cfs_rq& q);
     void update_entity_lag(const cfs_rq& q, sched_entity& se) const;
     void place_entity(cfs_rq& q, sched_entity& se, unsigned flags);
-    void enqueue_entity(runqueue& rq, sched_entity& se, unsigned flags);
-    bool dequeue_entity(runqueue& rq, sched_entity& se, unsigned flags);
-    void requeue_delayed_entity(runqueue& rq, sched_entity& se);
+    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
+    bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
+    void requeue_delayed_entity(runqueue& rq, cfs_rq& q, sched_entity& se);
     bool do_preempt_short(const cfs_rq& q, const sched_entity& pse, const sched_entity& se) const;
     nsec default_slice(const sched_entity& se) const {
         return se.custom_slice ? se.custom_slice : tun_.base_slice_ns;

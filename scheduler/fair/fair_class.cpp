@@ -27,11 +27,16 @@ nsec fair_class::update_curr_se(runqueue& rq, sched_entity& curr) {
     curr.exec_start = rq.clock;
     curr.sum_exec_runtime += delta;
     if (curr.owner) curr.owner->stats.exec_max = std::max(curr.owner->stats.exec_max, delta);
-    if (groups_on_ && curr.owner) {
-        core_.groups().charge_usage(*curr.owner, delta);
-        if (core_.bandwidth().active()) core_.bandwidth().account(rq, *curr.owner, delta);
-    }
+    if (groups_on_ && curr.owner) core_.groups().charge_usage(*curr.owner, delta);
     return delta;
+}
+
+bool fair_class::core_bandwidth_active() const {
+    return core_.bandwidth().active();
+}
+
+void fair_class::charge_bandwidth(runqueue& rq, task& p, nsec delta) {
+    core_.bandwidth().account(rq, p, delta);
 }
 
 void fair_class::group_enqueued(runqueue& rq, const task& p) {

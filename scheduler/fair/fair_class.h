@@ -44,21 +44,29 @@ public:
     virtual void reweight_task(runqueue& rq, task& p, std::uint32_t weight) = 0;
 
 protected:
-    // Charges curr the time since exec_start; returns it (0 if none).
+    // Charges curr the time since exec_start (and a task's cgroups their usage); returns it (0 if none).
     nsec update_curr_se(runqueue& rq, sched_entity& curr);
-    // account_entity_enqueue/dequeue: the queue's load and count, and the run queue's cfs_tasks list.
-    void account_enqueue(runqueue& rq, sched_entity& se) {
-        rq.cfs.load += se.weight;
-        ++rq.cfs.nr_running;
+    // account_cfs_rq_runtime: CFS bandwidth control charges `delta` of curr's run time to its quota
+    // levels (the class's update_curr calls it after the entity's virtual time, as the kernel does).
+    void account_cfs_rq_runtime(runqueue& rq, sched_entity& curr, nsec delta) {
+        if (groups_on_ && curr.owner && core_bandwidth_active()) charge_bandwidth(rq, *curr.owner, delta);
+    }
+    // account_entity_enqueue/dequeue: the load and count of the queue `q` (of run queue `rq`) the
+    // entity joins or leaves, and the run queue's cfs_tasks list for a task.
+    void account_enqueue(runqueue& rq, cfs_rq& q, sched_entity& se) {
+        q.load += se.weight;
+        ++q.nr_running;
         if (se.owner) rq.cfs_tasks.push_front(*se.owner);
         if (groups_on_ && se.owner) group_enqueued(rq, *se.owner);
     }
-    void account_dequeue(runqueue& rq, sched_entity& se) {
-        rq.cfs.load -= se.weight;
-        --rq.cfs.nr_running;
+    void account_dequeue(runqueue& rq, cfs_rq& q, sched_entity& se) {
+        q.load -= se.weight;
+        --q.nr_running;
         if (se.owner) rq.cfs_tasks.erase(*se.owner);
         if (groups_on_ && se.owner) group_dequeued(rq, *se.owner);
     }
+    bool core_bandwidth_active() const;
+    void charge_bandwidth(runqueue& rq, task& p, nsec delta);
     // cgroups: the task's quota levels count it (CFS bandwidth control).
     void group_enqueued(runqueue& rq, const task& p);
     void group_dequeued(runqueue& rq, const task& p);

@@ -10,8 +10,8 @@ bool se_runnable(const sched_entity& se) {
     return se.on_rq && !se.sched_delayed;
 }
 
-void update_se(nsec now, runqueue& rq, sched_entity& se) {
-    if (pelt_update_sum(now, se.avg, se.on_rq ? 1 : 0, se_runnable(se) ? 1 : 0, rq.cfs.curr == &se))
+void update_se(nsec now, const cfs_rq& q, sched_entity& se) {
+    if (pelt_update_sum(now, se.avg, se.on_rq ? 1 : 0, se_runnable(se) ? 1 : 0, q.curr == &se))
         pelt_update_avg(se.avg, se.weight);
 }
 
@@ -30,8 +30,7 @@ template <class T> void sub_positive(T& v, T d) {
 }
 } // namespace
 
-bool update_cfs_rq_load_avg(runqueue& rq, nsec now) {
-    cfs_rq& q = rq.cfs;
+bool update_cfs_rq_load_avg(cfs_rq& q, nsec now) {
     bool decayed = false;
     if (q.removed.nr) {
         const std::uint64_t divider = pelt_divider(q.avg);
@@ -55,8 +54,7 @@ bool update_cfs_rq_load_avg(runqueue& rq, nsec now) {
     return decayed;
 }
 
-void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
-    cfs_rq& q = rq.cfs;
+void attach_entity_load_avg(cfs_rq& q, sched_entity& se) {
     const std::uint64_t divider = pelt_divider(q.avg);
     se.avg.last_update_time = q.avg.last_update_time;
     se.avg.attached = true;
@@ -71,8 +69,7 @@ void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
     q.avg.runnable_sum += se.avg.runnable_sum;
 }
 
-void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight) {
-    cfs_rq& q = rq.cfs;
+void reweight_entity_load_avg(cfs_rq& q, sched_entity& se, std::uint32_t weight) {
     const std::uint64_t old = se.weight ? se.weight : 1;
     if (se.avg.attached) {
         dequeue_load(q, se);
@@ -85,8 +82,7 @@ void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weig
     if (se.avg.attached) enqueue_load(q, se);
 }
 
-void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
-    cfs_rq& q = rq.cfs;
+void detach_entity_load_avg(cfs_rq& q, sched_entity& se) {
     se.avg.attached = false;
     dequeue_load(q, se);
     sub_positive(q.avg.util_avg, se.avg.util_avg);
@@ -97,26 +93,48 @@ void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
     q.avg.runnable_sum = std::max(q.avg.runnable_sum, q.avg.runnable_avg * load_avg_period);
 }
 
-void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags) {
-    const nsec now = rq.clock;
-    if (se.avg.attached && !(flags & LOAD_AVG_SKIP_AGE)) update_se(now, rq, se);
-    update_cfs_rq_load_avg(rq, now);
+void update_load_avg(cfs_rq& q, nsec now, sched_entity& se, unsigned flags) {
+    if (se.avg.attached && !(flags & LOAD_AVG_SKIP_AGE)) update_se(now, q, se);
+    update_cfs_rq_load_avg(q, now);
     if (!se.avg.attached && (flags & LOAD_AVG_DO_ATTACH)) {
-        attach_entity_load_avg(rq, se);
+        attach_entity_load_avg(q, se);
     } else if (flags & LOAD_AVG_DO_DETACH) {
-        detach_entity_load_avg(rq, se);
+        detach_entity_load_avg(q, se);
     }
 }
 
-void remove_entity_load_avg(runqueue& rq, sched_entity& se) {
+void remove_entity_load_avg(cfs_rq& q, sched_entity& se) {
     // sync_entity_load_avg: age the entity to the queue's last update, without the queue's lock.
-    if (se.avg.attached && pelt_update_sum(rq.cfs.avg.last_update_time, se.avg, 0, 0, false))
+    if (se.avg.attached && pelt_update_sum(q.avg.last_update_time, se.avg, 0, 0, false))
         pelt_update_avg(se.avg, se.weight);
-    ++rq.cfs.removed.nr;
-    rq.cfs.removed.util_avg += se.avg.util_avg;
-    rq.cfs.removed.load_avg += se.avg.load_avg;
-    rq.cfs.removed.runnable_avg += se.avg.runnable_avg;
+    ++q.removed.nr;
+    q.removed.util_avg += se.avg.util_avg;
+    q.removed.load_avg += se.avg.load_avg;
+    q.removed.runnable_avg += se.avg.runnable_avg;
     se.avg.attached = false;
+}
+
+// The runqueue overloads: the entity's queue on that CPU (the root queue until per-group queues exist).
+void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags) {
+    update_load_avg(cfs_rq_of(rq, se), rq.clock, se, flags);
+}
+bool update_cfs_rq_load_avg(runqueue& rq, nsec now) {
+    return update_cfs_rq_load_avg(rq.cfs, now);
+}
+void remove_entity_load_avg(runqueue& rq, sched_entity& se) {
+    remove_entity_load_avg(cfs_rq_of(rq, se), se);
+}
+void detach_entity_load_avg(runqueue& rq, sched_entity& se) {
+    detach_entity_load_avg(cfs_rq_of(rq, se), se);
+}
+void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight) {
+    reweight_entity_load_avg(cfs_rq_of(rq, se), se, weight);
+}
+void attach_entity_load_avg(runqueue& rq, sched_entity& se) {
+    attach_entity_load_avg(cfs_rq_of(rq, se), se);
+}
+void post_init_entity_util_avg(runqueue& rq, sched_entity& se) {
+    post_init_entity_util_avg(cfs_rq_of(rq, se), se);
 }
 
 void init_entity_runnable_average(sched_entity& se) {
@@ -124,8 +142,7 @@ void init_entity_runnable_average(sched_entity& se) {
     se.avg.load_avg = se.weight;
 }
 
-void post_init_entity_util_avg(runqueue& rq, sched_entity& se) {
-    const cfs_rq& q = rq.cfs;
+void post_init_entity_util_avg(cfs_rq& q, sched_entity& se) {
     const long long cap = (1024 - static_cast<long long>(q.avg.util_avg)) / 2;
     if (cap > 0) {
         if (q.avg.util_avg != 0) {

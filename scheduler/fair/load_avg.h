@@ -19,24 +19,35 @@ enum : unsigned {
     LOAD_AVG_DO_DETACH = 0x8,
 };
 
+// Each function acts on the cfs_rq it is given (the kernel's signatures); `now` is that queue's clock
+// (its run queue's). The runqueue overloads act on cfs_rq_of(se) (for now always rq.cfs) at rq.clock.
+//
 // update_load_avg(cfs_rq, se, flags) at the queue's clock.
+void update_load_avg(cfs_rq& q, nsec now, sched_entity& se, unsigned flags);
 void update_load_avg(runqueue& rq, sched_entity& se, unsigned flags);
 // update_cfs_rq_load_avg: folds in removed entities and decays the queue's sums; true if changed.
+bool update_cfs_rq_load_avg(cfs_rq& q, nsec now);
 bool update_cfs_rq_load_avg(runqueue& rq, nsec now);
 // A task leaving `rq` for another CPU while not queued (wakeup migration): its averages, synced to
 // the queue's last update, are subtracted at the queue's next update; it re-attaches where enqueued.
+void remove_entity_load_avg(cfs_rq& q, sched_entity& se);
 void remove_entity_load_avg(runqueue& rq, sched_entity& se);
 // A queued task moved by the balancer: detach from its queue now / attach to the new one.
+void detach_entity_load_avg(cfs_rq& q, sched_entity& se);
 void detach_entity_load_avg(runqueue& rq, sched_entity& se);
 // reweight_entity's PELT part: se takes `weight` (and its inverse); its load average is rescaled from
 // its load sum and, while attached, its queue's sums follow.
+void reweight_entity_load_avg(cfs_rq& q, sched_entity& se, std::uint32_t weight);
 void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight);
+void attach_entity_load_avg(cfs_rq& q, sched_entity& se);
 void attach_entity_load_avg(runqueue& rq, sched_entity& se);
 // A new task (fork): load = weight; then, on the queue it will run on, util = the queue's util
 // share by weight, capped at half the spare capacity.
 void init_entity_runnable_average(sched_entity& se);
+void post_init_entity_util_avg(cfs_rq& q, sched_entity& se);
 void post_init_entity_util_avg(runqueue& rq, sched_entity& se);
-// util_est of a task entering / leaving the queue, and its update when it goes to sleep.
+// util_est (the root queue's, as in the kernel) of a task entering / leaving the queue, and its update when
+// it goes to sleep.
 void util_est_enqueue(runqueue& rq, const task& p);
 void util_est_dequeue(runqueue& rq, const task& p);
 void util_est_update(task& p);

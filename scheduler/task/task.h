@@ -30,10 +30,18 @@ enum class task_state {
     dead,     // TASK_DEAD: exited
 };
 
-// The fair class's scheduling entity (sched_entity).
+// The fair class's scheduling entity (sched_entity). Group scheduling fields (parent, cfs_rq, my_q,
+// depth, runnable_weight) are the kernel's; until group entities exist every entity is a task's on its
+// CPU's root queue: all of them stay null/zero and cfs_rq_of (core/runqueue.h) resolves to rq.cfs.
 struct task;
+struct cfs_rq;
 struct sched_entity {
-    task* owner = nullptr;                // the task this entity schedules
+    task* owner = nullptr;                // the task this entity schedules; nullptr for a group entity
+    sched_entity* parent = nullptr;       // group entity one level up on the same CPU; nullptr = root
+    struct cfs_rq* cfs_rq = nullptr;      // queue it is (to be) queued on; nullptr = its CPU's rq.cfs
+    struct cfs_rq* my_q = nullptr;        // group entity only: the group's queue it represents
+    unsigned depth = 0;                   // 0 for entities on the root queue
+    std::uint32_t runnable_weight = 0;    // group entity: my_q's h_nr_running (PELT runnable)
     std::uint32_t weight = nice_0_weight; // load.weight, scaled down (nice 0 = 1024)
     std::uint32_t inv_weight = 0;         // 2^32 / weight
     std::int64_t vruntime = 0;
