@@ -4,8 +4,12 @@
 
 #include "scheduler/fair/cfs_rq.h"
 #include "scheduler/fair/cfs_tasks.h"
+#include "scheduler/group/group_rq.h"
 #include "scheduler/rt/rt_rq.h"
 #include "scheduler/task/task.h"
+
+#include <memory>
+#include <vector>
 
 namespace warmsched::scheduler {
 
@@ -26,6 +30,10 @@ struct runqueue {
     bool need_resched = false;
     cfs_rq cfs;
     rt_rq rt;
+    // Group scheduling: the task groups' queues and entities on this CPU, by group (null until used),
+    // and the allocated ones deepest first (the kernel's leaf cfs_rq list, walked by blocked updates).
+    std::vector<std::unique_ptr<group_sched>> tg;
+    std::vector<cfs_rq*> leaf_cfs_rqs;
     rq_sched_stats stats;
     std::uint64_t nr_switches = 0;
     nsec idle_since = 0; // when it last went idle
@@ -57,7 +65,7 @@ struct runqueue {
 };
 
 // cfs_rq_of(se): the queue `se` is (to be) queued on; `rq` is the run queue of se's CPU, whose root
-// queue is meant by a null se.cfs_rq (every entity, until per-group queues exist).
+// queue is meant by a null se.cfs_rq (a task of the root group).
 inline cfs_rq& cfs_rq_of(runqueue& rq, const sched_entity& se) {
     return se.cfs_rq ? *se.cfs_rq : rq.cfs;
 }

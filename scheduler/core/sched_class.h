@@ -13,11 +13,15 @@ struct runqueue;
 // enqueue/dequeue flags (kernel ENQUEUE_* / DEQUEUE_*).
 enum : unsigned {
     ENQUEUE_WAKEUP = 0x01,
+    ENQUEUE_RESTORE = 0x02, // sched_move_task: back where it was (with ENQUEUE_MOVE: in another group)
+    ENQUEUE_MOVE = 0x04,
     ENQUEUE_HEAD = 0x10, // RT: at the head of its priority's list
     ENQUEUE_MIGRATED = 0x40,
     ENQUEUE_INITIAL = 0x80,
     ENQUEUE_DELAYED = 0x200,
     DEQUEUE_SLEEP = 0x01,
+    DEQUEUE_SAVE = 0x02, // sched_move_task: off for a change, to be restored
+    DEQUEUE_MOVE = 0x04,
     DEQUEUE_SPECIAL = 0x10,
     DEQUEUE_DELAYED = 0x200,
 };

@@ -340,8 +340,12 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     // pick_next_task): a resched the pick's own update_curr asks for is already being served.
     rq.need_resched = false;
     if (&next != &prev) {
-        class_of(prev).put_prev_task(rq, prev);
-        class_of(next).set_next_task(rq, next);
+        if (&class_of(prev) == fair_.get() && &class_of(next) == fair_.get()) {
+            fair_of(*fair_).switch_tasks(rq, prev, next); // below their common group only
+        } else {
+            class_of(prev).put_prev_task(rq, prev);
+            class_of(next).set_next_task(rq, next);
+        }
         ++rq.nr_switches;
         ++prev.stats.nr_switches;
         if (trace_) trace_->sched_switch(cpu, now, !blocking, prev, next);
@@ -467,8 +471,15 @@ void scheduler::return_to_user(unsigned cpu, nsec now) {
 void scheduler::set_cgroups(const cgroup_tree& tree) {
     groups_.build(tree);
     bandwidth_.build();
-    shares_.build(num_cpus());
-    fair_of(*fair_).set_groups_enabled(groups_.enabled());
+    fair_of(*fair_).set_groups(groups_.enabled());
+}
+
+const group_sched* scheduler::group_rq(unsigned cpu, group_id g) const {
+    return static_cast<const fair_class&>(*fair_).group_rq(cpu, g);
+}
+
+std::int64_t scheduler::tg_load_avg(group_id g) const {
+    return static_cast<const fair_class&>(*fair_).tg_load_avg(g);
 }
 
 void scheduler::attach_task(task& p, group_id g, nsec now) {
@@ -477,23 +488,15 @@ void scheduler::attach_task(task& p, group_id g, nsec now) {
     if (p.cgroup == g) return;
     runqueue& rq = rqs_[p.cpu];
     update_rq_clock(rq, now);
-    if (p.is_idle || p.is_rt() || !p.on_rq) {
+    if (p.is_idle || p.is_rt() || (!p.on_rq && !p.se.avg.attached)) { // nothing of it on a fair queue
         p.cgroup = g;
         return;
     }
     if (p.throttled) return bandwidth_.move_parked(rq, p, g); // it is enqueued afresh
-    // Queued on the flat fair queue (sched_move_task): it keeps its place; its levels' counts and its
-    // hierarchical weight change, and it leaves the queue if the new hierarchy is throttled here.
-    shares_.task_dequeued(rq.cpu, p);
-    if (bandwidth_.active()) bandwidth_.task_dequeued(rq, p);
-    p.cgroup = g;
-    shares_.task_enqueued(rq.cpu, p);
-    if (bandwidth_.active()) bandwidth_.task_enqueued(rq, p);
-    fair_of(*fair_).reweight_task(rq, p, shares_.task_weight(rq.cpu, p));
-    if (bandwidth_.active() && !p.se.sched_delayed) {
-        bandwidth_.park_if_throttled(rq, p);
-        if (p.throttled && rq.curr == &p) resched_curr(rq);
-    }
+    // sched_move_task: off its old group's queue and onto the new one's, keeping its place; it is
+    // parked if the new hierarchy is throttled here.
+    fair_of(*fair_).move_task_group(rq, p, g);
+    if (bandwidth_.active() && p.throttled && rq.curr == &p) resched_curr(rq);
 }
 
 cgroup_cpu_stat scheduler::cpu_stat(group_id g, nsec now) const {

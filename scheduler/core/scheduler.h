@@ -21,7 +21,6 @@
 #include "scheduler/fair/fair_tunables.h"
 #include "scheduler/group/cfs_bandwidth.h"
 #include "scheduler/group/cgroup_tree.h"
-#include "scheduler/group/group_shares.h"
 #include "scheduler/group/task_groups.h"
 #include "scheduler/rt/rt_tunables.h"
 #include "scheduler/topology/cpu_layout.h"
@@ -209,8 +208,10 @@ public:
     const task_groups& groups() const { return groups_; }
     task_groups& groups() { return groups_; }
     cfs_bandwidth_control& bandwidth() { return bandwidth_; }
-    group_shares& shares() { return shares_; }
-    const group_shares& shares() const { return shares_; }
+    // Group g's queue and entity on `cpu` (nullptr if none of its tasks was ever queued there) and
+    // its tg->load_avg (the sum of its queues' contributions), for tests and reports.
+    const group_sched* group_rq(unsigned cpu, group_id g) const;
+    std::int64_t tg_load_avg(group_id g) const;
     const cfs_bandwidth_control& bandwidth() const { return bandwidth_; }
     // The scheduler's hrtimer interrupt on `cpu` (CFS bandwidth period and slack timers).
     void sched_timer(unsigned cpu, nsec now);
@@ -246,7 +247,6 @@ private:
     bool rd_overloaded_ = false;
     task_groups groups_;
     cfs_bandwidth_control bandwidth_{*this};
-    group_shares shares_{groups_};
     std::vector<unsigned> probed_;
     std::vector<unsigned> rt_rq_reads_;
     std::uint64_t rt_rq_reads_total_ = 0;

@@ -34,8 +34,12 @@ nsec cfs_class::sched_slice(const runqueue& rq, const sched_entity& se) const {
     const cfs_rq& q = cfs_rq_of(rq, se);
     const unsigned nr = feat_[feature::ALT_PERIOD] ? rq.cfs.h_nr_running : q.nr_running;
     nsec slice = sched_period(nr + (se.on_rq ? 0 : 1));
-    const std::uint64_t load = q.load + (se.on_rq ? 0 : se.weight);
-    slice = scale_by_share(slice, se.weight, load);
+    // The entity's share of its queue, times its group's share of the parent queue, up to the root.
+    for (const sched_entity* s = &se; s; s = s->parent) {
+        const cfs_rq& l = cfs_rq_of(rq, *s);
+        const std::uint64_t load = l.load + (s->on_rq ? 0 : s->weight);
+        slice = scale_by_share(slice, s->weight, load);
+    }
     if (feat_[feature::BASE_SLICE]) slice = std::max(slice, tun_.min_granularity_ns);
     return slice;
 }
@@ -68,13 +72,24 @@ void cfs_class::place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& 
 }
 
 void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
+    if (groups_on_) set_task_rq(rq, p);
     if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
-    group_weight_on_enqueue(rq, p);
     util_est_enqueue(rq, p);
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
-    enqueue_entity(rq, q, se, flags);
-    ++q.h_nr_running;
+    // enqueue_task_fair: the entity and each group entity not queued yet, then the levels above.
+    sched_entity* se = &p.se;
+    for (; se && !se->on_rq; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        enqueue_entity(rq, q, *se, flags);
+        ++q.h_nr_running;
+        flags = ENQUEUE_WAKEUP;
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        update_cfs_group(rq, *se);
+        ++q.h_nr_running;
+    }
     ++rq.nr_running;
     if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
@@ -87,6 +102,8 @@ void cfs_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsign
     update_curr(rq, q);
     if (renorm && !is_curr) se.vruntime += q.min_vruntime;
     update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
+    se_update_runnable(se);
+    update_cfs_group(rq, se);
     account_enqueue(rq, q, se);
     if (flags & ENQUEUE_WAKEUP) place_entity(rq, q, se, false);
     const std::int64_t spread = se.vruntime - q.min_vruntime;
@@ -98,24 +115,44 @@ void cfs_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsign
 void cfs_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
     update_curr(rq, q);
     update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
-    q.clear_buddies(&se);
+    se_update_runnable(se);
+    clear_buddies(rq, q, se);
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
     account_dequeue(rq, q, se);
     if (!(flags & DEQUEUE_SLEEP)) se.vruntime -= q.min_vruntime;
-    update_min_vruntime(q);
+    update_cfs_group(rq, se);
+    if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(q);
 }
 
 bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     util_est_dequeue(rq, p);
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
-    dequeue_entity(rq, q, se, flags);
-    --q.h_nr_running;
+    const bool task_sleep = flags & DEQUEUE_SLEEP;
+    // dequeue_task_fair: the entity, and each group entity whose queue it leaves empty; then the
+    // levels above (a sleeper's group becomes the next buddy of its parent queue).
+    sched_entity* se = &p.se;
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        dequeue_entity(rq, q, *se, flags);
+        --q.h_nr_running;
+        if (q.load) { // the parent stays: it has other entities queued
+            se = se->parent;
+            if (task_sleep && se) set_next_buddy(rq, se);
+            break;
+        }
+        flags |= DEQUEUE_SLEEP;
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        update_cfs_group(rq, *se);
+        --q.h_nr_running;
+    }
     --rq.nr_running;
     if (p.policy == sched_policy::idle) --rq.idle_policy_running;
     p.on_rq = false;
-    if (flags & DEQUEUE_SLEEP) util_est_update(p);
+    if (task_sleep) util_est_update(p);
     return true;
 }
 
@@ -123,21 +160,20 @@ void cfs_class::yield_task(runqueue& rq) {
     if (rq.nr_running == 1) return;
     sched_entity& se = rq.curr->se;
     cfs_rq& q = cfs_rq_of(rq, se);
-    q.clear_buddies(&se);
+    clear_buddies(rq, q, se);
     if (se.owner->policy != sched_policy::batch) update_curr(rq, q);
-    q.skip = &se;
+    set_skip_buddy(rq, &se);
 }
 
 void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     task& curr = *rq.curr;
-    sched_entity& se = curr.se;
-    sched_entity& pse = p.se;
-    if (&se == &pse || ignore_wakeup(rq, p)) return;
-    cfs_rq& q = cfs_rq_of(rq, se);
-    const bool scale = q.nr_running >= tun_.nr_latency;
+    sched_entity* se = &curr.se;
+    sched_entity* pse = &p.se;
+    if (se == pse || ignore_wakeup(rq, p)) return;
+    const bool scale = cfs_rq_of(rq, *se).nr_running >= tun_.nr_latency; // task_cfs_rq(curr)
     bool next_buddy_marked = false;
     if (feat_[feature::NEXT_BUDDY] && scale && !(wake_flags & WF_FORK)) {
-        q.next = &pse;
+        set_next_buddy(rq, pse);
         next_buddy_marked = true;
     }
     if (rq.need_resched) return;
@@ -145,13 +181,15 @@ void cfs_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     bool preempt = curr_idle_policy && p.policy != sched_policy::idle;
     if (!preempt) {
         if (p.policy != sched_policy::normal || !feat_[feature::WAKEUP_PREEMPTION]) return;
-        update_curr(rq, q);
-        if (wakeup_preempt_entity(se, pse) != 1) return;
-        if (!next_buddy_marked) q.next = &pse;
+        // Compare the entities that share a queue: curr's and p's, or their groups'.
+        find_matching_se(se, pse);
+        update_curr(rq, cfs_rq_of(rq, *se));
+        if (wakeup_preempt_entity(*se, *pse) != 1) return;
+        if (!next_buddy_marked) set_next_buddy(rq, pse);
     }
     core_.resched_curr(rq);
-    if (!se.on_rq) return;
-    if (feat_[feature::LAST_BUDDY] && scale) q.last = &se;
+    if (!se->on_rq) return;
+    if (feat_[feature::LAST_BUDDY] && scale && entity_is_task(*se)) set_last_buddy(rq, se);
 }
 
 sched_entity* cfs_class::pick_next_entity(cfs_rq& q, sched_entity* curr) {
@@ -170,26 +208,38 @@ sched_entity* cfs_class::pick_next_entity(cfs_rq& q, sched_entity* curr) {
     }
     if (q.last && wakeup_preempt_entity(*q.last, *left) < 1) se = q.last; // give the CPU back
     if (q.next && wakeup_preempt_entity(*q.next, *left) < 1) se = q.next; // someone wants to run
-    q.clear_buddies(se);
     return se;
 }
 
 task* cfs_class::pick_next_task(runqueue& rq, task*) {
-    cfs_rq& q = rq.cfs;
-    if (q.nr_running == 0) return nullptr;
-    sched_entity* curr = q.curr;
-    if (curr) {
-        if (curr->on_rq)
-            update_curr(rq, q);
-        else
-            curr = nullptr;
-    }
-    return pick_next_entity(q, curr)->owner;
+    // Down from the root: at each level the entity CFS picks, until a task.
+    cfs_rq* q = &rq.cfs;
+    if (q->nr_running == 0) return nullptr;
+    sched_entity* se;
+    do {
+        sched_entity* curr = q->curr;
+        if (curr) {
+            if (curr->on_rq)
+                update_curr(rq, *q);
+            else
+                curr = nullptr;
+        }
+        se = pick_next_entity(*q, curr);
+        clear_buddies(rq, *q, *se);
+        q = se->my_q;
+    } while (q);
+    return se->owner;
 }
 
 void cfs_class::put_prev_task(runqueue& rq, task& p) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
+    put_prev_chain(rq, p);
+}
+
+void cfs_class::set_next_task(runqueue& rq, task& p) {
+    set_next_chain(rq, p);
+}
+
+void cfs_class::put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) {
     if (se.on_rq) {
         update_curr(rq, q);
         const std::int64_t spread = se.vruntime - q.min_vruntime;
@@ -200,18 +250,14 @@ void cfs_class::put_prev_task(runqueue& rq, task& p) {
     q.curr = nullptr;
 }
 
-void cfs_class::set_next_task(runqueue& rq, task& p) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
+void cfs_class::set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) {
     if (se.on_rq) {
         q.erase(&se);
         update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
     }
-    if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
+    if (se.owner) task_became_curr(rq, se);
     se.exec_start = rq.clock;
     q.curr = &se;
-    if (q.load >= 2ull * se.weight)
-        p.stats.slice_max = std::max(p.stats.slice_max, se.sum_exec_runtime - se.prev_sum_exec_runtime);
     se.prev_sum_exec_runtime = se.sum_exec_runtime;
 }
 
@@ -220,7 +266,7 @@ void cfs_class::check_preempt_tick(runqueue& rq, cfs_rq& q, sched_entity& curr) 
     const nsec ran = curr.sum_exec_runtime - curr.prev_sum_exec_runtime;
     if (ran > ideal) {
         core_.resched_curr(rq);
-        q.clear_buddies(&curr);
+        clear_buddies(rq, q, curr);
         return;
     }
     if (ran < tun_.min_granularity_ns) return;
@@ -232,15 +278,18 @@ void cfs_class::check_preempt_tick(runqueue& rq, cfs_rq& q, sched_entity& curr) 
 }
 
 void cfs_class::task_tick(runqueue& rq, task& p) {
-    cfs_rq& q = cfs_rq_of(rq, p.se);
-    update_curr(rq, q);
-    update_load_avg(q, rq.clock, p.se, LOAD_AVG_UPDATE_TG);
-    refresh_group_weights(rq); // update_cfs_group
-    if (q.nr_running > 1) check_preempt_tick(rq, q, p.se);
+    for (sched_entity* se = &p.se; se; se = se->parent) { // entity_tick at every level
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_curr(rq, q);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        update_cfs_group(rq, *se);
+        if (q.nr_running > 1) check_preempt_tick(rq, q, *se);
+    }
 }
 
 void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
-    cfs_rq& q = rq.cfs; // task_cfs_rq(current): the root queue until per-group queues exist
+    if (groups_on_) set_task_rq(rq, p);
+    cfs_rq& q = cfs_rq_of(rq, p.se); // task_cfs_rq(current): the child is in its parent's group
     sched_entity& se = p.se;
     sched_entity* curr = parent && q.curr == &parent->se ? q.curr : nullptr;
     if (curr) {
@@ -256,15 +305,25 @@ void cfs_class::task_fork(runqueue& rq, task& p, task* parent) {
 }
 
 // v5.15 reweight_entity: the queue's load and the entity's PELT load change; vruntime stays.
-void cfs_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
+void cfs_class::reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) {
     if (se.on_rq) {
         if (q.curr == &se) update_curr(rq, q);
         q.load -= se.weight;
     }
     reweight_entity_load_avg(q, se, weight);
     if (se.on_rq) q.load += se.weight;
+}
+
+// task_change_group_fair of a task not queued: its vruntime leaves the old group queue's virtual time
+// (placed as a sleeper there first) and joins the new one's.
+void cfs_class::detach_vruntime(runqueue& rq, cfs_rq& q, sched_entity& se) {
+    if (!se.sum_exec_runtime) return; // a new task's vruntime is already relative
+    place_entity(rq, q, se, false);
+    se.vruntime -= q.min_vruntime;
+}
+void cfs_class::attach_vruntime(runqueue&, cfs_rq& q, sched_entity& se) {
+    if (!se.sum_exec_runtime) return;
+    se.vruntime += q.min_vruntime;
 }
 
 void cfs_class::migrate_task_rq(task& p, unsigned) {

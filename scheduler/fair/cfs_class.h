@@ -6,8 +6,9 @@
 //   wakeup preempts if curr.v - p.v > wakeup_gran * 1024 / w_p  tick preempts past the slice
 //
 // vruntime is kept relative to min_vruntime while a task is off every queue by migration or fork
-// (the kernel's normalisation). The optional SCALE_WAKEUP_GRAN patch is a feature flag. Groups:
-// flat, with hierarchical task weights (group/group_shares.h); bandwidth control in group/cfs_bandwidth.h.
+// (the kernel's normalisation). The optional SCALE_WAKEUP_GRAN patch is a feature flag. Under cgroups
+// each level of the hierarchy is a queue with these rules (fair_class.h); a slice is the period scaled
+// by the entity's share at every level; bandwidth control in group/cfs_bandwidth.h.
 #pragma once
 
 #include "scheduler/fair/fair_class.h"
@@ -29,7 +30,6 @@ public:
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
-    void reweight_task(runqueue& rq, task& p, std::uint32_t weight) override;
 
     // The decision rules, public for tests and reports.
     nsec sched_period(unsigned nr_running) const;
@@ -38,9 +38,16 @@ public:
     int wakeup_preempt_entity(const sched_entity& curr, const sched_entity& se) const;
     std::int64_t wakeup_gran(const sched_entity& curr, const sched_entity& se) const;
 
+protected:
+    void update_curr(runqueue& rq, cfs_rq& q) override;
+    void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+    void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+    void reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) override;
+    void detach_vruntime(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+    void attach_vruntime(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+
 private:
     // Each acts on the queue `q` it is given, of run queue `rq` (rq_of(cfs_rq) in the kernel).
-    void update_curr(runqueue& rq, cfs_rq& q);
     void update_min_vruntime(cfs_rq& q);
     void place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& se, bool initial);
     void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);

@@ -1,12 +1,12 @@
-// One CPU's fair run queue (struct cfs_rq) as a data structure: the queued entities other than curr in
-// a tree ordered by their key (CFS: vruntime; EEVDF: virtual deadline), the queue's load and counts
-// (curr included), the monotonic min_vruntime, the buddies, and EEVDF's running average of vruntime
-// (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree). Decisions are made by the
-// fair classes (cfs_class, eevdf_class); this file only keeps the bookkeeping exact. No group entities
-// yet: cgroups keep the queue flat and give a grouped task its hierarchical weight
-// (group/group_shares.h). The group-queue fields below (tg, cpu, se, the tg load contribution and
-// propagation, the h_load cache) and the entity helpers are the kernel's, in place for the per-group
-// queues and unused so far.
+// A fair run queue (struct cfs_rq) as a data structure: the root queue of a CPU or a task group's queue
+// on that CPU (group/group_rq.h). It holds the queued entities other than curr -- tasks and, under
+// cgroups, child groups' entities -- in a tree ordered by their key (CFS: vruntime; EEVDF: virtual
+// deadline), the queue's load and counts (curr included; h_nr_running counts the tasks of the whole
+// subtree), the monotonic min_vruntime, the buddies, EEVDF's running average of vruntime
+// (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree), its PELT sums, and for a
+// group queue its contribution to the group's load (tg->load_avg), pending load propagation to its
+// entity, and the h_load cache. Decisions are made by the fair classes (cfs_class, eevdf_class); this
+// file only keeps the bookkeeping exact.
 #pragma once
 
 #include "scheduler/task/task.h"
@@ -42,10 +42,12 @@ struct cfs_rq {
         unsigned nr = 0;
     } removed;                           // averages of entities that left by migration, to subtract
     std::uint64_t util_est_enqueued = 0; // sum of the queued tasks' util_est
-    // Group scheduling (unused until per-group queues exist: the root queue keeps these zero).
+    // Group scheduling (the root queue keeps these zero).
     unsigned tg = 0;                           // the task group whose queue this is (0 = root)
     unsigned cpu = 0;                          // the CPU it belongs to (rq_of)
     sched_entity* se = nullptr;                // the group's entity on this CPU; nullptr for root
+    std::int64_t* tg_load_avg = nullptr;       // the group's tg->load_avg (sum of its queues' contribs)
+    std::uint64_t tg_load_avg_ratelimit = 0;   // v6.12: a contribution changes at most once per 1 ms
     std::int64_t tg_load_avg_contrib = 0;      // update_tg_load_avg: last contribution to tg
     std::uint64_t last_update_tg_load_avg = 0; // when it was made (ns)
     bool propagate = false;                    // add_tg_cfs_propagate: pending for the parent
@@ -87,6 +89,14 @@ struct cfs_rq {
             avg_vruntime -= avg_load * delta;
             min_vruntime = v;
         }
+    }
+    // cfs_rq_min_slice (EEVDF): the shortest requested slice of the queued entities, curr included
+    // (the kernel keeps it as the tree's augmented subtree minimum); ~0 when nothing is queued.
+    std::uint64_t min_slice() const {
+        std::uint64_t m = ~0ull;
+        if (curr && curr->on_rq) m = curr->slice;
+        for (const sched_entity* se : tree) m = se->slice < m ? se->slice : m;
+        return m;
     }
     void clear_buddies(const sched_entity* se) {
         if (next == se) next = nullptr;

@@ -64,7 +64,7 @@ void eevdf_class::update_curr(runqueue& rq, cfs_rq& q) {
         feat_[feature::PREEMPT_SHORT] && curr->vlag != curr->deadline && !entity_eligible(q, *curr);
     if (resched || preempt_short) {
         core_.resched_curr(rq);
-        q.clear_buddies(curr);
+        clear_buddies(rq, q, *curr);
     }
 }
 
@@ -103,6 +103,8 @@ void eevdf_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsi
     if (is_curr) place_entity(q, se, flags);
     update_curr(rq, q);
     update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG | LOAD_AVG_DO_ATTACH);
+    se_update_runnable(se);
+    update_cfs_group(rq, se);
     if (!is_curr) place_entity(q, se, flags);
     account_enqueue(rq, q, se);
     if (flags & ENQUEUE_MIGRATED) se.exec_start = 0;
@@ -123,24 +125,56 @@ void eevdf_class::requeue_delayed_entity(runqueue& rq, cfs_rq& q, sched_entity& 
         }
     }
     update_load_avg(q, rq.clock, se, 0);
+    clear_delayed(rq, se);
+}
+
+void eevdf_class::set_delayed(runqueue& rq, sched_entity& se) {
+    se.sched_delayed = true;
+    if (!se.owner) return; // a delayed group entity has no task queued below it
+    for (sched_entity* s = &se; s; s = s->parent) ++cfs_rq_of(rq, *s).h_nr_delayed;
+}
+
+void eevdf_class::clear_delayed(runqueue& rq, sched_entity& se) {
     se.sched_delayed = false;
-    --q.h_nr_delayed;
+    if (!se.owner) return;
+    for (sched_entity* s = &se; s; s = s->parent) --cfs_rq_of(rq, *s).h_nr_delayed;
 }
 
 void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
-    if (!(flags & ENQUEUE_DELAYED)) {
-        if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
-        group_weight_on_enqueue(rq, p);
-    }
-    util_est_enqueue(rq, p);
-    cfs_rq& q = cfs_rq_of(rq, p.se);
-    if (flags & ENQUEUE_DELAYED) {
-        requeue_delayed_entity(rq, q, p.se);
+    if (flags & ENQUEUE_DELAYED) { // a delayed sleeper woken in place
+        util_est_enqueue(rq, p);
+        requeue_delayed_entity(rq, cfs_rq_of(rq, p.se), p.se);
         if (groups_on_ && core_.bandwidth().active()) core_.bandwidth().park_if_throttled(rq, p);
         return;
     }
-    enqueue_entity(rq, q, p.se, flags);
-    ++q.h_nr_running;
+    if (groups_on_) set_task_rq(rq, p);
+    if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
+    util_est_enqueue(rq, p);
+    // enqueue_task_fair: the entity and each group entity not queued yet (a delayed one is requeued
+    // in place), then the levels above; a group entity requests the shortest slice below it.
+    std::uint64_t slice = 0;
+    sched_entity* se = &p.se;
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        if (se->on_rq) {
+            if (se->sched_delayed) requeue_delayed_entity(rq, q, *se);
+            break;
+        }
+        if (slice) se->slice = se->custom_slice = slice;
+        enqueue_entity(rq, q, *se, flags);
+        slice = q.min_slice();
+        ++q.h_nr_running;
+        flags = ENQUEUE_WAKEUP;
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        update_cfs_group(rq, *se);
+        se->slice = se->custom_slice = slice;
+        slice = q.min_slice();
+        ++q.h_nr_running;
+    }
     ++rq.nr_running;
     if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
     p.on_rq = true;
@@ -152,15 +186,15 @@ bool eevdf_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsi
     if (!(flags & DEQUEUE_DELAYED)) {
         const bool delay = sleep && !(flags & DEQUEUE_SPECIAL);
         if (feat_[feature::DELAY_DEQUEUE] && delay && !entity_eligible(q, se)) {
-            if (q.next == &se) q.next = nullptr;
+            clear_buddies(rq, q, se);
             update_load_avg(q, rq.clock, se, 0);
-            se.sched_delayed = true;
-            ++q.h_nr_delayed;
+            set_delayed(rq, se);
             return false;
         }
     }
     update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
-    q.clear_buddies(&se);
+    se_update_runnable(se);
+    clear_buddies(rq, q, se);
     update_entity_lag(q, se);
     if (feat_[feature::PLACE_REL_DEADLINE] && !sleep) {
         se.deadline -= se.vruntime;
@@ -169,33 +203,65 @@ bool eevdf_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsi
     if (&se != q.curr) q.erase(&se);
     se.on_rq = false;
     account_dequeue(rq, q, se);
-    update_min_vruntime(q);
+    update_cfs_group(rq, se);
+    if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(q);
     if (flags & DEQUEUE_DELAYED) { // finish_delayed_dequeue_entity
-        se.sched_delayed = false;
-        --q.h_nr_delayed;
+        clear_delayed(rq, se);
         if (feat_[feature::DELAY_ZERO] && se.vlag > 0) se.vlag = 0;
     }
     return true;
 }
 
+int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags) {
+    const bool task_sleep = flags & DEQUEUE_SLEEP;
+    task* p = se->owner;
+    const unsigned h_nr = p ? 1 : 0;
+    std::uint64_t slice = p ? 0 : se->my_q->min_slice();
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        if (!dequeue_entity(rq, q, *se, flags)) {
+            if (p && &p->se == se) return -1; // delayed: still queued and counted
+            break;                            // a group entity delayed: the levels above stay
+        }
+        q.h_nr_running -= h_nr;
+        if (q.load) { // the parent stays: it has other entities queued
+            slice = q.min_slice();
+            se = se->parent;
+            if (task_sleep && se) set_next_buddy(rq, se);
+            break;
+        }
+        flags |= DEQUEUE_SLEEP;
+        flags &= ~(DEQUEUE_DELAYED | DEQUEUE_SPECIAL);
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        update_cfs_group(rq, *se);
+        if (slice != ~0ull) se->slice = se->custom_slice = slice;
+        slice = q.min_slice();
+        q.h_nr_running -= h_nr;
+    }
+    rq.nr_running -= h_nr;
+    if (p) {
+        if (p->policy == sched_policy::idle) --rq.idle_policy_running;
+        p->on_rq = false;
+    }
+    return 1;
+}
+
 bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     util_est_dequeue(rq, p);
-    cfs_rq& q = cfs_rq_of(rq, p.se);
-    const bool dequeued = dequeue_entity(rq, q, p.se, flags);
+    const int dequeued = dequeue_entities(rq, &p.se, flags);
     if (flags & DEQUEUE_SLEEP) util_est_update(p);
-    if (!dequeued) return false; // delayed: still queued and counted
-    --q.h_nr_running;
-    --rq.nr_running;
-    if (p.policy == sched_policy::idle) --rq.idle_policy_running;
-    p.on_rq = false;
-    return true;
+    return dequeued > 0;
 }
 
 void eevdf_class::yield_task(runqueue& rq) {
     if (rq.nr_running == 1) return;
     sched_entity& se = rq.curr->se;
     cfs_rq& q = cfs_rq_of(rq, se);
-    q.clear_buddies(&se);
+    clear_buddies(rq, q, se);
     update_curr(rq, q);
     se.deadline += calc_delta_fair(se.slice, se);
 }
@@ -227,47 +293,61 @@ bool eevdf_class::do_preempt_short(const cfs_rq& q, const sched_entity& pse, con
 
 void eevdf_class::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
     task& curr = *rq.curr;
-    sched_entity& se = curr.se;
-    sched_entity& pse = p.se;
-    if (&se == &pse || ignore_wakeup(rq, p)) return;
-    cfs_rq& q = cfs_rq_of(rq, se);
-    if (feat_[feature::NEXT_BUDDY] && !(wake_flags & WF_FORK) && !pse.sched_delayed) q.next = &pse;
+    sched_entity* se = &curr.se;
+    sched_entity* pse = &p.se;
+    if (se == pse || ignore_wakeup(rq, p)) return;
+    if (feat_[feature::NEXT_BUDDY] && !(wake_flags & WF_FORK) && !pse->sched_delayed) set_next_buddy(rq, pse);
     if (rq.need_resched) return;
     if (!feat_[feature::WAKEUP_PREEMPTION]) return;
-    const bool cse_idle = curr.policy == sched_policy::idle, pse_idle = p.policy == sched_policy::idle;
+    // Decide between the entities that share a queue: curr's and p's, or their groups'.
+    find_matching_se(se, pse);
+    const bool cse_idle = se->owner && se->owner->policy == sched_policy::idle;
+    const bool pse_idle = pse->owner && pse->owner->policy == sched_policy::idle;
     if (cse_idle && !pse_idle) {
         core_.resched_curr(rq);
         return;
     }
     if (cse_idle != pse_idle) return;
     if (p.policy != sched_policy::normal) return;
+    cfs_rq& q = cfs_rq_of(rq, *se);
     update_curr(rq, q);
-    if (do_preempt_short(q, pse, se) && se.vlag == se.deadline) se.vlag = se.deadline + 1;
-    if (pick_eevdf(q) == &pse) core_.resched_curr(rq);
+    if (do_preempt_short(q, *pse, *se) && se->vlag == se->deadline) se->vlag = se->deadline + 1;
+    if (pick_eevdf(q) == pse) core_.resched_curr(rq);
+}
+
+sched_entity* eevdf_class::pick_next_entity(runqueue& rq, cfs_rq& q) {
+    if (feat_[feature::NEXT_BUDDY] && q.next && entity_eligible(q, *q.next)) return q.next;
+    sched_entity* se = pick_eevdf(q);
+    if (!se->sched_delayed) return se;
+    // A delayed sleeper got picked: it has recovered its lag. Dequeue it for real.
+    dequeue_entities(rq, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+    return nullptr;
 }
 
 task* eevdf_class::pick_next_task(runqueue& rq, task*) {
-    cfs_rq& q = rq.cfs;
-    for (;;) {
-        if (q.nr_running == 0) return nullptr;
-        if (q.curr) {
-            if (q.curr->on_rq) update_curr(rq, q);
-        }
-        if (feat_[feature::NEXT_BUDDY] && q.next && entity_eligible(q, *q.next)) return q.next->owner;
-        sched_entity* se = pick_eevdf(q);
-        if (!se->sched_delayed) return se->owner;
-        // A delayed sleeper got picked: it has recovered its lag. Dequeue it for real and pick again.
-        dequeue_entity(rq, q, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
-        --q.h_nr_running;
-        --rq.nr_running;
-        if (se->owner->policy == sched_policy::idle) --rq.idle_policy_running;
-        se->owner->on_rq = false;
+    for (;;) { // down from the root; again from the root after dequeuing a delayed entity
+        cfs_rq* q = &rq.cfs;
+        if (q->nr_running == 0) return nullptr;
+        sched_entity* se = nullptr;
+        do {
+            if (q->curr && q->curr->on_rq) update_curr(rq, *q);
+            se = pick_next_entity(rq, *q);
+            if (!se) break;
+            q = se->my_q;
+        } while (q);
+        if (se) return se->owner;
     }
 }
 
 void eevdf_class::put_prev_task(runqueue& rq, task& p) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
+    put_prev_chain(rq, p);
+}
+
+void eevdf_class::set_next_task(runqueue& rq, task& p) {
+    set_next_chain(rq, p);
+}
+
+void eevdf_class::put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) {
     if (se.on_rq) {
         update_curr(rq, q);
         q.insert(&se, se.deadline);
@@ -276,40 +356,37 @@ void eevdf_class::put_prev_task(runqueue& rq, task& p) {
     q.curr = nullptr;
 }
 
-void eevdf_class::set_next_task(runqueue& rq, task& p) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
-    q.clear_buddies(&se);
+void eevdf_class::set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) {
+    clear_buddies(rq, q, se);
     if (se.on_rq) {
         q.erase(&se);
         update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
         se.vlag = se.deadline; // the RUN_TO_PARITY marker
     }
-    if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
+    if (se.owner) task_became_curr(rq, se);
     se.exec_start = rq.clock;
     q.curr = &se;
-    if (q.load >= 2ull * se.weight)
-        p.stats.slice_max = std::max(p.stats.slice_max, se.sum_exec_runtime - se.prev_sum_exec_runtime);
     se.prev_sum_exec_runtime = se.sum_exec_runtime;
 }
 
 void eevdf_class::task_tick(runqueue& rq, task& p) {
-    cfs_rq& q = cfs_rq_of(rq, p.se);
-    update_curr(rq, q);
-    update_load_avg(q, rq.clock, p.se, LOAD_AVG_UPDATE_TG);
-    refresh_group_weights(rq); // update_cfs_group
+    for (sched_entity* se = &p.se; se; se = se->parent) { // entity_tick at every level
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_curr(rq, q);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        update_cfs_group(rq, *se);
+    }
 }
 
-void eevdf_class::task_fork(runqueue&, task& p, task*) {
+void eevdf_class::task_fork(runqueue& rq, task& p, task*) {
+    if (groups_on_) set_task_rq(rq, p);
     p.se.vlag = 0;
     p.se.slice = default_slice(p.se);
 }
 
 // v6.12 reweight_entity: the lag (V - v) and a relative deadline scale by old/new weight, so that the
 // entity keeps its lag w * (V - v); a queued entity is placed again with it.
-void eevdf_class::reweight_task(runqueue& rq, task& p, std::uint32_t weight) {
-    sched_entity& se = p.se;
-    cfs_rq& q = cfs_rq_of(rq, se);
+void eevdf_class::reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) {
     const bool curr = q.curr == &se;
     if (se.on_rq) {
         update_curr(rq, q);

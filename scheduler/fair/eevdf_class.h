@@ -12,8 +12,9 @@
 //
 // The kernel keeps the queue in a deadline-ordered tree augmented with subtree-minimum vruntime, to
 // find the earliest eligible deadline in O(log n); this model walks the deadline order, which picks
-// the same entity. Groups: flat, with hierarchical task weights (group/group_shares.h; a reweight keeps
-// the lag); bandwidth control in group/cfs_bandwidth.h.
+// the same entity. Under cgroups each level of the hierarchy is a queue with these rules (fair_class.h);
+// a group entity requests the shortest slice queued below it, and an ineligible group entity whose
+// queue empties is delayed like a task; bandwidth control in group/cfs_bandwidth.h.
 #pragma once
 
 #include "scheduler/fair/fair_class.h"
@@ -35,16 +36,20 @@ public:
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
-    void reweight_task(runqueue& rq, task& p, std::uint32_t weight) override;
 
     // The decision rules, public for tests and reports.
     static std::int64_t avg_vruntime(const cfs_rq& q);
     static bool entity_eligible(const cfs_rq& q, const sched_entity& se);
     sched_entity* pick_eevdf(cfs_rq& q) const;
 
+protected:
+    void update_curr(runqueue& rq, cfs_rq& q) override;
+    void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+    void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
+    void reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) override;
+
 private:
     // Each acts on the queue `q` it is given, of run queue `rq` (rq_of(cfs_rq) in the kernel).
-    void update_curr(runqueue& rq, cfs_rq& q);
     bool update_deadline(sched_entity& se) const;
     void update_min_vruntime(cfs_rq& q);
     void update_entity_lag(const cfs_rq& q, sched_entity& se) const;
@@ -52,6 +57,15 @@ private:
     void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
     bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
     void requeue_delayed_entity(runqueue& rq, cfs_rq& q, sched_entity& se);
+    // dequeue_entities: se and the group entities it leaves empty; -1 if the task was delayed instead,
+    // 1 when done (a task is then off the run queue).
+    int dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags);
+    // pick_next_entity: the next buddy or pick_eevdf; nullptr if the pick was a delayed entity, which
+    // is dequeued for real (the caller picks again from the root).
+    sched_entity* pick_next_entity(runqueue& rq, cfs_rq& q);
+    // set_delayed / clear_delayed: a delayed task counts in h_nr_delayed up its chain.
+    void set_delayed(runqueue& rq, sched_entity& se);
+    void clear_delayed(runqueue& rq, sched_entity& se);
     bool do_preempt_short(const cfs_rq& q, const sched_entity& pse, const sched_entity& se) const;
     nsec default_slice(const sched_entity& se) const {
         return se.custom_slice ? se.custom_slice : tun_.base_slice_ns;

@@ -2,6 +2,12 @@
 #include "scheduler/fair/fair_class.h"
 
 #include "scheduler/core/scheduler.h"
+#include "scheduler/fair/load_avg.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace warmsched::scheduler {
 
@@ -44,24 +50,186 @@ void fair_class::group_enqueued(runqueue& rq, const task& p) {
 }
 
 void fair_class::group_dequeued(runqueue& rq, const task& p) {
-    core_.shares().task_dequeued(rq.cpu, p);
     if (core_.bandwidth().active()) core_.bandwidth().task_dequeued(rq, p);
 }
 
-void fair_class::group_weight_on_enqueue(runqueue& rq, task& p) {
-    if (!groups_on_) return;
-    core_.shares().task_enqueued(rq.cpu, p);
-    const std::uint32_t w = core_.shares().task_weight(rq.cpu, p);
-    if (w != p.se.weight) reweight_task(rq, p, w);
+bool fair_class::eevdf() const {
+    return core_.config().kernel == kernel_version::eevdf_v6_12;
 }
 
-void fair_class::refresh_group_weights(runqueue& rq) {
-    if (!groups_on_) return;
-    core_.shares().refresh(rq.cpu);
-    for (task* p = rq.cfs_tasks.head; p; p = p->mru_next) {
-        if (!p->cgroup) continue;
-        const std::uint32_t w = core_.shares().task_weight(rq.cpu, *p);
-        if (w != p->se.weight) reweight_task(rq, *p, w);
+void fair_class::set_groups(bool enabled) {
+    for (unsigned c = 0; c < core_.num_cpus(); ++c) {
+        runqueue& rq = core_.rq(c);
+        for (const auto& gs : rq.tg)
+            if (gs) // tasks' entities may point at the old groups' queues
+                throw std::logic_error("set_cgroups: the task groups were already used on CPU " +
+                                       std::to_string(c));
+        rq.tg.clear();
+        rq.leaf_cfs_rqs.clear();
+        if (enabled) rq.tg.resize(core_.groups().size());
+    }
+    groups_on_ = enabled;
+    tg_load_avg_.assign(enabled ? core_.groups().size() : 0, 0);
+}
+
+group_sched& fair_class::tg_rq(runqueue& rq, group_id g) {
+    if (rq.tg[g]) return *rq.tg[g];
+    // init_tg_cfs_entry: the queue, and the entity queued on the parent's queue (the root's for a
+    // top-level group), starting with the group's full shares and no load history.
+    const task_group& tg = core_.groups()[g];
+    group_sched* parent = tg.parent ? &tg_rq(rq, tg.parent) : nullptr;
+    auto gs = std::make_unique<group_sched>();
+    gs->q.tg = g;
+    gs->q.cpu = rq.cpu;
+    gs->q.se = &gs->se;
+    gs->q.tg_load_avg = &tg_load_avg_[g];
+    gs->q.tg_load_avg_ratelimit = eevdf() ? 1'000'000 : 0; // v6.12: NSEC_PER_MSEC
+    gs->se.my_q = &gs->q;
+    gs->se.cfs_rq = parent ? &parent->q : nullptr;
+    gs->se.parent = parent ? &parent->se : nullptr;
+    gs->se.depth = tg.depth - 1;
+    gs->se.weight = static_cast<std::uint32_t>(tg.shares);
+    gs->se.inv_weight = inverse_weight(gs->se.weight);
+    gs->se.slice = tun_.base_slice_ns;
+    gs->se.avg = sched_avg{};
+    rq.tg[g] = std::move(gs);
+    // the leaf list, deepest first (stable among equal depths: allocation order)
+    cfs_rq* q = &rq.tg[g]->q;
+    auto pos = std::find_if(rq.leaf_cfs_rqs.begin(), rq.leaf_cfs_rqs.end(),
+                            [&](const cfs_rq* o) { return core_.groups()[o->tg].depth < tg.depth; });
+    rq.leaf_cfs_rqs.insert(pos, q);
+    return *rq.tg[g];
+}
+
+const group_sched* fair_class::group_rq(unsigned cpu, group_id g) const {
+    const runqueue& rq = core_.rq(cpu);
+    return g < rq.tg.size() ? rq.tg[g].get() : nullptr;
+}
+
+void fair_class::set_task_rq(runqueue& rq, task& p) {
+    cfs_rq* q = p.cgroup && groups_on_ ? &tg_rq(rq, p.cgroup).q : nullptr;
+    if (p.se.cfs_rq == q) return;
+    if (p.se.avg.attached) { // still in the sums of the group queue it leaves (detach_entity_cfs_rq)
+        cfs_rq& old_q = cfs_rq_of(rq, p.se);
+        update_load_avg(old_q, rq.clock, p.se, 0);
+        detach_entity_load_avg(old_q, p.se);
+        update_tg_load_avg(old_q, rq.clock);
+    }
+    p.se.cfs_rq = q;
+    p.se.parent = q ? q->se : nullptr;
+    p.se.depth = q ? q->se->depth + 1 : 0;
+}
+
+std::uint32_t fair_class::calc_group_shares(const cfs_rq& gq) const {
+    const std::int64_t shares = static_cast<std::int64_t>(core_.groups()[gq.tg].shares);
+    const std::int64_t load = std::max<std::int64_t>(static_cast<std::int64_t>(gq.load),
+                                                     static_cast<std::int64_t>(gq.avg.load_avg));
+    const std::int64_t tg_weight = *gq.tg_load_avg - gq.tg_load_avg_contrib + load;
+    std::int64_t w = shares * load;
+    if (tg_weight) w /= tg_weight;
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(w, 2, shares)); // MIN_SHARES
+}
+
+void fair_class::update_cfs_group(runqueue& rq, sched_entity& se) {
+    cfs_rq* gq = se.my_q;
+    if (!gq) return;
+    const std::uint32_t shares = calc_group_shares(*gq);
+    if (eevdf() && shares == se.weight) return; // v6.12 reweights only on a change
+    reweight_entity(rq, cfs_rq_of(rq, se), se, shares);
+}
+
+void fair_class::find_matching_se(sched_entity*& se, sched_entity*& pse) {
+    unsigned se_depth = se->depth, pse_depth = pse->depth;
+    while (se_depth > pse_depth) --se_depth, se = se->parent;
+    while (pse_depth > se_depth) --pse_depth, pse = pse->parent;
+    while (!is_same_group(*se, *pse)) se = se->parent, pse = pse->parent;
+}
+
+void fair_class::set_next_buddy(runqueue& rq, sched_entity* se) {
+    for (; se; se = se->parent) {
+        if (!se->on_rq) return;
+        cfs_rq_of(rq, *se).next = se;
+    }
+}
+void fair_class::set_last_buddy(runqueue& rq, sched_entity* se) {
+    for (; se; se = se->parent) {
+        if (!se->on_rq) return;
+        cfs_rq_of(rq, *se).last = se;
+    }
+}
+void fair_class::set_skip_buddy(runqueue& rq, sched_entity* se) {
+    for (; se; se = se->parent) cfs_rq_of(rq, *se).skip = se;
+}
+
+void fair_class::clear_buddies(runqueue& rq, cfs_rq& q, sched_entity& se) {
+    // __clear_buddies_{last,next,skip}: up the chain while the entity is that level's buddy.
+    const auto clear_up = [&](sched_entity* cfs_rq::*buddy) {
+        for (sched_entity* s = &se; s; s = s->parent) {
+            cfs_rq& l = s == &se ? q : cfs_rq_of(rq, *s);
+            if (l.*buddy != s) break;
+            l.*buddy = nullptr;
+        }
+    };
+    if (q.last == &se) clear_up(&cfs_rq::last);
+    if (q.next == &se) clear_up(&cfs_rq::next);
+    if (q.skip == &se) clear_up(&cfs_rq::skip);
+}
+
+void fair_class::task_became_curr(runqueue& rq, sched_entity& se) {
+    task& p = *se.owner;
+    if (se.on_rq) rq.cfs_tasks.move_to_front(p); // the MRU end
+    if (rq.cfs.load >= 2ull * se.weight)
+        p.stats.slice_max = std::max(p.stats.slice_max, se.sum_exec_runtime - se.prev_sum_exec_runtime);
+}
+
+void fair_class::put_prev_chain(runqueue& rq, task& p) {
+    for (sched_entity* se = &p.se; se; se = se->parent) put_prev_entity(rq, cfs_rq_of(rq, *se), *se);
+}
+
+void fair_class::set_next_chain(runqueue& rq, task& p) {
+    for (sched_entity* se = &p.se; se; se = se->parent) set_next_entity(rq, cfs_rq_of(rq, *se), *se);
+}
+
+void fair_class::switch_tasks(runqueue& rq, task& prev, task& next) {
+    sched_entity* se = &next.se;
+    sched_entity* pse = &prev.se;
+    while (!is_same_group(*se, *pse)) {
+        const unsigned se_depth = se->depth, pse_depth = pse->depth;
+        if (se_depth <= pse_depth) {
+            put_prev_entity(rq, cfs_rq_of(rq, *pse), *pse);
+            pse = pse->parent;
+        }
+        if (se_depth >= pse_depth) {
+            set_next_entity(rq, cfs_rq_of(rq, *se), *se);
+            se = se->parent;
+        }
+    }
+    cfs_rq& q = cfs_rq_of(rq, *se);
+    put_prev_entity(rq, q, *pse);
+    set_next_entity(rq, q, *se);
+}
+
+void fair_class::move_task_group(runqueue& rq, task& p, group_id g) {
+    // A delayed-dequeue sleeper (EEVDF) finishes its dequeue first: it moves as a sleeping task.
+    if (p.on_rq && p.se.sched_delayed) dequeue_task(rq, p, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+    const bool queued = p.on_rq, running = rq.curr == &p;
+    if (queued) dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_MOVE);
+    if (running) put_prev_chain(rq, p);
+    // task_change_group_fair: detach from the old group's queue, attach to the new one.
+    if (!queued) detach_vruntime(rq, cfs_rq_of(rq, p.se), p.se);
+    p.cgroup = g;
+    set_task_rq(rq, p);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    if (!p.se.avg.attached) {
+        update_load_avg(q, rq.clock, p.se, LOAD_AVG_SKIP_AGE);
+        attach_entity_load_avg(q, p.se);
+        update_tg_load_avg(q, rq.clock);
+    }
+    if (!queued) attach_vruntime(rq, q, p.se);
+    if (queued) enqueue_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_MOVE);
+    if (running) {
+        set_next_chain(rq, p);
+        core_.resched_curr(rq);
     }
 }
 

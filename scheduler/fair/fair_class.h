@@ -7,6 +7,14 @@
 // through fork_placement (find_idlest_group/cpu down the sched domains). Load balancing is
 // load_balancer (one pass) with its triggers in balance_triggers: `balance` is the newidle balance, the
 // core calls the tick's trigger and the NOHZ kick's work through balancing().
+//
+// Group scheduling (CONFIG_FAIR_GROUP_SCHED): a task of a cgroup is queued on its group's queue on its
+// CPU, whose group entity is queued on the parent group's queue, up to the CPU's root queue
+// (group/group_rq.h). Both classes walk that chain as the kernel does (enqueue and dequeue up to the
+// first level already queued / still loaded, pick down from the root, put/set only below the common
+// ancestor, tick at every level, wakeup preemption between the entities at the common level:
+// find_matching_se). A group entity's weight is calc_group_shares of its queue's load against the
+// group's total (update_cfs_group).
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -17,6 +25,9 @@
 #include "scheduler/fair/fork_placement.h"
 #include "scheduler/fair/load_balance.h"
 #include "scheduler/fair/wake_placement.h"
+#include "scheduler/group/cgroup_tree.h"
+
+#include <vector>
 
 namespace warmsched::scheduler {
 
@@ -38,12 +49,57 @@ public:
     static std::int64_t calc_delta_fair(nsec delta, const sched_entity& se);
     // delta * weight / load, as __calc_delta scales a period by a share of a queue's load.
     static nsec scale_by_share(nsec delta, std::uint64_t weight, std::uint64_t load);
-    // The run has cgroups: charge run time to them (set by scheduler::set_cgroups).
-    void set_groups_enabled(bool on) { groups_on_ = on; }
-    // reweight_entity: p (queued or not) takes `weight` (its hierarchical weight under cgroups).
-    virtual void reweight_task(runqueue& rq, task& p, std::uint32_t weight) = 0;
+    // The run's task groups changed (scheduler::set_cgroups): drop the per-CPU group state. Refused
+    // while a task is queued in a group.
+    void set_groups(bool enabled);
+    // The state of group g on `cpu` (its queue and entity), nullptr if none of its subtree's tasks was
+    // ever queued there; and the group's tg->load_avg.
+    const group_sched* group_rq(unsigned cpu, group_id g) const;
+    std::int64_t tg_load_avg(group_id g) const { return g < tg_load_avg_.size() ? tg_load_avg_[g] : 0; }
+    // sched_move_task for a fair task: p moves to group g with its place kept (dequeued and enqueued
+    // again if queued, its averages detached from the old group's queue and attached to the new one).
+    void move_task_group(runqueue& rq, task& p, group_id g);
+    // The core switches from fair task prev to fair task next: put_prev_entity on prev's levels and
+    // set_next_entity on next's, below their common ancestor only (pick_next_task_fair).
+    void switch_tasks(runqueue& rq, task& prev, task& next);
 
 protected:
+    // The per-level operations the shared walks call (each class's own rules).
+    virtual void update_curr(runqueue& rq, cfs_rq& q) = 0;
+    virtual void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) = 0;
+    virtual void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) = 0;
+    // reweight_entity: se (queued on q or not) takes `weight`.
+    virtual void reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) = 0;
+    // task_change_group_fair's vruntime part: CFS makes a sleeping task's vruntime relative to the old
+    // queue (detach) and absolute on the new one (attach); EEVDF keeps the lag.
+    virtual void detach_vruntime(runqueue&, cfs_rq&, sched_entity&) {}
+    virtual void attach_vruntime(runqueue&, cfs_rq&, sched_entity&) {}
+
+    // set_task_rq: p's entity belongs to its group's queue on rq (allocated on first use), or to the
+    // root queue for a task of the root group.
+    void set_task_rq(runqueue& rq, task& p);
+    // The group's queue and entity on rq, allocated with their ancestors on first use.
+    group_sched& tg_rq(runqueue& rq, group_id g);
+    // update_cfs_group: a group entity takes calc_group_shares of its queue; nothing for a task.
+    void update_cfs_group(runqueue& rq, sched_entity& se);
+    std::uint32_t calc_group_shares(const cfs_rq& gq) const;
+    // se_update_runnable: a group entity's runnable count is its queue's runnable tasks.
+    static void se_update_runnable(sched_entity& se) {
+        if (se.my_q) se.runnable_weight = se.my_q->h_nr_running - se.my_q->h_nr_delayed;
+    }
+    // find_matching_se: walk se and pse up to the entities that share a queue.
+    static void find_matching_se(sched_entity*& se, sched_entity*& pse);
+    // The buddies, set and cleared along the entity's chain (set_next_buddy, __clear_buddies_*).
+    void set_next_buddy(runqueue& rq, sched_entity* se);
+    void set_last_buddy(runqueue& rq, sched_entity* se);
+    void set_skip_buddy(runqueue& rq, sched_entity* se);
+    void clear_buddies(runqueue& rq, cfs_rq& q, sched_entity& se);
+    // put_prev_task / set_next_task of a whole chain.
+    void put_prev_chain(runqueue& rq, task& p);
+    void set_next_chain(runqueue& rq, task& p);
+    // set_next_entity's task part: cfs_tasks order and the slice_max statistic.
+    void task_became_curr(runqueue& rq, sched_entity& se);
+
     // Charges curr the time since exec_start (and a task's cgroups their usage); returns it (0 if none).
     nsec update_curr_se(runqueue& rq, sched_entity& curr);
     // account_cfs_rq_runtime: CFS bandwidth control charges `delta` of curr's run time to its quota
@@ -70,18 +126,17 @@ protected:
     // cgroups: the task's quota levels count it (CFS bandwidth control).
     void group_enqueued(runqueue& rq, const task& p);
     void group_dequeued(runqueue& rq, const task& p);
+    // The kernel whose group rules apply (v6.12 rate-limits tg load updates and reweights on change).
+    bool eevdf() const;
     // CFS bandwidth control, per-cfs_rq model: p is about to be enqueued in a throttled hierarchy and
     // is parked instead (true), or a wakeup in a throttled hierarchy must not preempt.
     bool parked_on_enqueue(runqueue& rq, task& p, unsigned flags);
     bool ignore_wakeup(const runqueue& rq, const task& p) const;
-    // cgroups: p (not queued yet) joins its levels on rq and takes its hierarchical weight; at the tick,
-    // every queued task of a group takes its new one (group_shares.h).
-    void group_weight_on_enqueue(runqueue& rq, task& p);
-    void refresh_group_weights(runqueue& rq);
     // select_fallback_rq: an allowed CPU of prev's node, else any allowed CPU.
     unsigned select_fallback_rq(const task& p, unsigned prev_cpu) const;
 
     bool groups_on_ = false;
+    std::vector<std::int64_t> tg_load_avg_; // tg->load_avg per group
     scheduler& core_;
     const sched_features& feat_;
     const fair_tunables& tun_;

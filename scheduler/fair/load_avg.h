@@ -4,8 +4,11 @@
 // that migrates is removed from its old queue's sums and attached to the new queue's; a new task starts
 // with its full weight as load and a share of the queue's utilization. util_est keeps each task's
 // utilization at its last sleep (EWMA 1/4, jumping up at once) and a queue's sum of its queued tasks'.
-// The balancer and wakeup placement read cpu_load, cpu_util, cpu_runnable and task_h_load. Flat: a
-// grouped task carries its hierarchical weight (group/group_shares.h), so h_load is the root queue's load.
+// The balancer and wakeup placement read cpu_load, cpu_util, cpu_runnable and task_h_load. Under
+// cgroups every group queue keeps its own sums; its group entity's averages follow them through load
+// propagation (update_tg_cfs_util/runnable/load), each queue's load_avg is its contribution to the
+// group's tg->load_avg (calc_group_shares), and a task's h_load is its share of the root load down its
+// chain. Left out: the PELT clock of a throttled queue is not frozen, and h_load is not cached per jiffy.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -13,14 +16,14 @@
 namespace warmsched::scheduler {
 
 enum : unsigned {
-    LOAD_AVG_UPDATE_TG = 0x1, // kept for parity with the kernel's flags (no groups here)
+    LOAD_AVG_UPDATE_TG = 0x1, // refresh the queue's contribution to its group's load_avg
     LOAD_AVG_SKIP_AGE = 0x2,
     LOAD_AVG_DO_ATTACH = 0x4,
     LOAD_AVG_DO_DETACH = 0x8,
 };
 
 // Each function acts on the cfs_rq it is given (the kernel's signatures); `now` is that queue's clock
-// (its run queue's). The runqueue overloads act on cfs_rq_of(se) (for now always rq.cfs) at rq.clock.
+// (its run queue's). The runqueue overloads act on cfs_rq_of(se) at rq.clock.
 //
 // update_load_avg(cfs_rq, se, flags) at the queue's clock.
 void update_load_avg(cfs_rq& q, nsec now, sched_entity& se, unsigned flags);
@@ -41,6 +44,8 @@ void reweight_entity_load_avg(cfs_rq& q, sched_entity& se, std::uint32_t weight)
 void reweight_entity_load_avg(runqueue& rq, sched_entity& se, std::uint32_t weight);
 void attach_entity_load_avg(cfs_rq& q, sched_entity& se);
 void attach_entity_load_avg(runqueue& rq, sched_entity& se);
+// update_tg_load_avg: a group queue's contribution to its group's load_avg (nothing for the root).
+void update_tg_load_avg(cfs_rq& q, nsec now);
 // A new task (fork): load = weight; then, on the queue it will run on, util = the queue's util
 // share by weight, capped at half the spare capacity.
 void init_entity_runnable_average(sched_entity& se);
@@ -51,7 +56,8 @@ void post_init_entity_util_avg(runqueue& rq, sched_entity& se);
 void util_est_enqueue(runqueue& rq, const task& p);
 void util_est_dequeue(runqueue& rq, const task& p);
 void util_est_update(task& p);
-// update_blocked_averages for one CPU: decay the sleeping load of an idle or busy queue to `now`.
+// update_blocked_averages for one CPU: decay the sleeping load of its group queues (bottom-up, with
+// their entities) and of its root queue to `now`.
 void update_blocked_averages(runqueue& rq, nsec now);
 
 // Balancer and placement inputs.

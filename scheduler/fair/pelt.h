@@ -18,7 +18,7 @@ constexpr unsigned capacity_shift = 10; // SCHED_CAPACITY_SHIFT: capacity 1024
 
 struct sched_avg {
     std::uint64_t last_update_time = 0; // ns
-    bool attached = false; // part of a queue's sums (the kernel marks "not attached" as time 0)
+    bool attached = false;              // part of a queue's sums (the kernel marks "not attached" as time 0)
     std::uint64_t load_sum = 0;
     std::uint64_t runnable_sum = 0;
     std::uint64_t util_sum = 0;

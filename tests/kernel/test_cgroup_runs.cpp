@@ -168,8 +168,9 @@ cgroup_generator:
         }
     const auto t0 = read_cpu_stat(out / "cgroup" / "t0" / "cpu.stat");
     const auto t1 = read_cpu_stat(out / "cgroup" / "t1" / "cpu.stat");
-    // A parent's usage is its children's (the leaves hold every task); truncation loses < 1 us per leaf.
-    CHECK(t0.at("usage_usec") + t1.at("usage_usec") <= leaves_usage + 2);
+    // A parent's usage is its children's (the leaves hold every task); truncating each leaf to whole
+    // microseconds loses < 1 us per leaf, so each parent's figure is up to 2 us above its 3 leaves'.
+    CHECK(t0.at("usage_usec") + t1.at("usage_usec") <= leaves_usage + 4);
     CHECK(t0.at("usage_usec") + t1.at("usage_usec") + 6 >= leaves_usage);
     CHECK(leaves_usage > 0);
     fs::remove_all(out);
@@ -192,12 +193,15 @@ TEST_CASE("cgroups run: rt-app taskgroup moves the thread into its group") {
     std::smatch m;
     REQUIRE(std::regex_search(r.out, m, std::regex(R"(\ngrouped-0\s+(\d+)\s+SCHED_OTHER)")));
     const std::string pid = m[1];
-    // It has exited, so cgroup.threads is empty; the group's usage is its CPU time.
+    // It has exited, so cgroup.threads is empty; the group's usage is its CPU time from its move into
+    // the group, which it makes as it starts (sched_move_task charges the time before it, a few
+    // microseconds, to the root group).
     std::ifstream ss(out / "schedstat" / pid / "schedstat");
     unsigned long long run = 0;
     REQUIRE(ss >> run);
     const auto tg = read_cpu_stat(out / "cgroup" / "rt" / "tg" / "cpu.stat");
-    CHECK(tg.at("usage_usec") == run / 1000);
+    CHECK(tg.at("usage_usec") <= run / 1000);
+    CHECK(tg.at("usage_usec") + 10 >= run / 1000);
     CHECK(tg.at("usage_usec") >= 20 * 450); // 20 loops of run 500 us
     CHECK(read_cpu_stat(out / "cgroup" / "rt" / "cpu.stat").at("usage_usec") == tg.at("usage_usec"));
     fs::remove_all(out);

@@ -26,7 +26,8 @@ scheduler::cgroup_spec group(const std::string& path, scheduler::group_id parent
 }
 
 // Item 5: groups of cpu.weight 100 and 300, one hog of each pinned to each of CPUs 0 and 1: each CPU
-// splits 25/75 (each group's entity weighs shares * 1024 / 2048 on each CPU: 512 and 1536).
+// splits 25/75 (each group's entity weighs shares * 1024 / 2048 on each CPU: 512 and 1536; the
+// group's load is its queues' PELT load_avg, a hog's just under its weight, hence the 1% margins).
 void weights_100_300(kernel_version k) {
     test::kernel_rig r(test::rig_config(k));
     auto& s = r.k.sched();
@@ -45,14 +46,21 @@ void weights_100_300(kernel_version k) {
     for (unsigned c = 0; c < 2; ++c) {
         CAPTURE(c);
         CHECK(test::share(*light[c], *heavy[c]) == Approx(0.25).margin(0.01));
-        const auto* wl = s.shares().on(c, 1);
-        const auto* wh = s.shares().on(c, 2);
+        const auto* wl = s.group_rq(c, 1);
+        const auto* wh = s.group_rq(c, 2);
         REQUIRE(wl);
         REQUIRE(wh);
-        CHECK(wl->se_weight == 512);
-        CHECK(wh->se_weight == 1536);
+        CHECK(wl->se.weight == Approx(512).epsilon(0.01));
+        CHECK(wh->se.weight == Approx(1536).epsilon(0.01));
+        // each hog is queued on its group's queue, whose entity is on the CPU's root queue
+        CHECK(light[c]->t.se.cfs_rq == &wl->q);
+        CHECK(light[c]->t.se.parent == &wl->se);
+        CHECK(wl->se.cfs_rq == nullptr);
+        CHECK(wl->q.h_nr_running == 1);
     }
-    CHECK(s.shares().tg_load_avg(1) == 2048);
+    CHECK(s.tg_load_avg(1) == Approx(2048).epsilon(0.01));
+    CHECK(s.rq(0).cfs.nr_running == 2); // two group entities
+    CHECK(s.rq(0).cfs.h_nr_running == 2);
 }
 
 // Item 6: group A (weight 100) with a hog on each of CPUs 0-3 and a root nice-0 hog on CPU 0: A's
@@ -76,7 +84,7 @@ void group_entity_quarter_weight(kernel_version k) {
         static_cast<double>(root_hog.t.se.sum_exec_runtime - rh0) /
         static_cast<double>(root_hog.t.se.sum_exec_runtime - rh0 + a[0]->t.se.sum_exec_runtime - a0);
     CHECK(root_share == Approx(0.80).margin(0.01));
-    CHECK(s.shares().on(0, 1)->se_weight == 256);
+    CHECK(s.group_rq(0, 1)->se.weight == Approx(256).epsilon(0.01));
     for (unsigned c = 1; c < 4; ++c) CHECK(a[c]->t.se.sum_exec_runtime > 1900 * ms); // alone on its CPU
 }
 
@@ -134,9 +142,17 @@ TEST_CASE("Groups API: attach, fork inheritance, hierarchical usage and the root
         const scheduler::nsec ab = parent.se.sum_exec_runtime + child.se.sum_exec_runtime;
         CHECK(static_cast<double>(ab) / static_cast<double>(ab + other.se.sum_exec_runtime) ==
               Approx(0.5).margin(0.05));
-        // Moving a queued task changes its group's counts.
+        // Moving a queued task takes it off its group's queue and onto the root queue.
+        const auto* gb = h.s->group_rq(0, 2);
+        REQUIRE(gb);
+        CHECK(gb->q.h_nr_running == 2);
+        CHECK(h.s->rq(0).cfs.h_nr_running == 3);
         h.s->attach_task(child, 0, now);
-        CHECK(h.s->shares().on(0, 2)->nr == 1);
+        CHECK(gb->q.h_nr_running == 1);
+        CHECK(h.s->group_rq(0, 1)->q.h_nr_running == 1);
+        CHECK(h.s->rq(0).cfs.h_nr_running == 3);
+        CHECK(h.s->rq(0).cfs.nr_running == 3); // /a's entity, other and child
+        CHECK(child.se.cfs_rq == nullptr);
     }
     // Only the root: nothing is charged to groups (the hot paths skip them).
     test::sched_harness h(eevdf);
