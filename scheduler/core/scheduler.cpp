@@ -346,6 +346,10 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
             class_of(prev).put_prev_task(rq, prev);
             class_of(next).set_next_task(rq, next);
         }
+        // The kernel puts prev inside pick_next_task, before clearing NEED_RESCHED: a resched that
+        // put_prev's accounting asks for (a queue the pick did not walk, e.g. a throttled group's)
+        // is served by this switch too.
+        rq.need_resched = false;
         ++rq.nr_switches;
         ++prev.stats.nr_switches;
         if (trace_) trace_->sched_switch(cpu, now, !blocking, prev, next);
@@ -492,11 +496,10 @@ void scheduler::attach_task(task& p, group_id g, nsec now) {
         p.cgroup = g;
         return;
     }
-    if (p.throttled) return bandwidth_.move_parked(rq, p, g); // it is enqueued afresh
-    // sched_move_task: off its old group's queue and onto the new one's, keeping its place; it is
-    // parked if the new hierarchy is throttled here.
+    if (p.throttled) return bandwidth_.move_parked(rq, p, g); // off its limbo list, enqueued afresh
+    // sched_move_task: off its old group's queue and onto the new one's, keeping its place (in a
+    // throttled hierarchy it waits there).
     fair_of(*fair_).move_task_group(rq, p, g);
-    if (bandwidth_.active() && p.throttled && rq.curr == &p) resched_curr(rq);
 }
 
 cgroup_cpu_stat scheduler::cpu_stat(group_id g, nsec now) const {

@@ -73,14 +73,19 @@ void cfs_class::place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& 
 
 void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     if (groups_on_) set_task_rq(rq, p);
-    if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
+    check_enqueue_throttle(rq, p);
     util_est_enqueue(rq, p);
-    // enqueue_task_fair: the entity and each group entity not queued yet, then the levels above.
+    p.on_rq = true;
+    const unsigned idle = p.policy == sched_policy::idle ? 1 : 0;
+    // enqueue_task_fair: the entity and each group entity not queued yet, then the levels above; the
+    // walk ends at a throttled level (the task is queued there but not counted on the CPU).
     sched_entity* se = &p.se;
     for (; se && !se->on_rq; se = se->parent) {
         cfs_rq& q = cfs_rq_of(rq, *se);
         enqueue_entity(rq, q, *se, flags);
         ++q.h_nr_running;
+        q.idle_h_nr_running += idle;
+        if (q.throttled) return;
         flags = ENQUEUE_WAKEUP;
     }
     for (; se; se = se->parent) {
@@ -89,10 +94,11 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         se_update_runnable(*se);
         update_cfs_group(rq, *se);
         ++q.h_nr_running;
+        q.idle_h_nr_running += idle;
+        if (q.throttled) return;
     }
     ++rq.nr_running;
-    if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
-    p.on_rq = true;
+    rq.idle_policy_running += idle;
 }
 
 void cfs_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
@@ -112,7 +118,7 @@ void cfs_class::enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsign
     se.on_rq = true;
 }
 
-void cfs_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
+bool cfs_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
     update_curr(rq, q);
     update_load_avg(q, rq.clock, se, LOAD_AVG_UPDATE_TG);
     se_update_runnable(se);
@@ -123,21 +129,32 @@ void cfs_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsign
     if (!(flags & DEQUEUE_SLEEP)) se.vruntime -= q.min_vruntime;
     update_cfs_group(rq, se);
     if ((flags & (DEQUEUE_SAVE | DEQUEUE_MOVE)) != DEQUEUE_SAVE) update_min_vruntime(q);
+    return true;
 }
 
 bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     util_est_dequeue(rq, p);
     const bool task_sleep = flags & DEQUEUE_SLEEP;
+    const unsigned idle = p.policy == sched_policy::idle ? 1 : 0;
+    p.on_rq = false;
     // dequeue_task_fair: the entity, and each group entity whose queue it leaves empty; then the
-    // levels above (a sleeper's group becomes the next buddy of its parent queue).
+    // levels above (a sleeper's group becomes the next buddy of its parent queue). The walk ends at a
+    // throttled level, above which the task was not counted.
     sched_entity* se = &p.se;
+    bool counted = true;
     for (; se; se = se->parent) {
         cfs_rq& q = cfs_rq_of(rq, *se);
         dequeue_entity(rq, q, *se, flags);
         --q.h_nr_running;
+        q.idle_h_nr_running -= idle;
+        if (q.throttled) {
+            counted = false;
+            se = nullptr;
+            break;
+        }
         if (q.load) { // the parent stays: it has other entities queued
             se = se->parent;
-            if (task_sleep && se) set_next_buddy(rq, se);
+            if (task_sleep && se && !q.throttle_count) set_next_buddy(rq, se);
             break;
         }
         flags |= DEQUEUE_SLEEP;
@@ -148,10 +165,16 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
         se_update_runnable(*se);
         update_cfs_group(rq, *se);
         --q.h_nr_running;
+        q.idle_h_nr_running -= idle;
+        if (q.throttled) {
+            counted = false;
+            break;
+        }
     }
-    --rq.nr_running;
-    if (p.policy == sched_policy::idle) --rq.idle_policy_running;
-    p.on_rq = false;
+    if (counted) {
+        --rq.nr_running;
+        rq.idle_policy_running -= idle;
+    }
     if (task_sleep) util_est_update(p);
     return true;
 }

@@ -40,6 +40,8 @@ public:
 
 protected:
     void update_curr(runqueue& rq, cfs_rq& q) override;
+    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) override;
+    bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) override;
     void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
     void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
     void reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) override;
@@ -50,8 +52,6 @@ private:
     // Each acts on the queue `q` it is given, of run queue `rq` (rq_of(cfs_rq) in the kernel).
     void update_min_vruntime(cfs_rq& q);
     void place_entity(const runqueue& rq, const cfs_rq& q, sched_entity& se, bool initial);
-    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
-    void dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
     sched_entity* pick_next_entity(cfs_rq& q, sched_entity* curr);
     void check_preempt_tick(runqueue& rq, cfs_rq& q, sched_entity& curr);
 };

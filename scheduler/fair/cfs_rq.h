@@ -17,6 +17,7 @@
 namespace warmsched::scheduler {
 
 struct cfs_rq {
+    static constexpr std::uint64_t never_updated = ~0ull;
     struct before {
         bool operator()(const sched_entity* a, const sched_entity* b) const {
             return a->key != b->key ? a->key < b->key : a->order < b->order;
@@ -30,6 +31,7 @@ struct cfs_rq {
     std::uint64_t load = 0; // sum of weights of queued entities, curr included
     unsigned nr_running = 0;
     unsigned h_nr_running = 0;
+    unsigned idle_h_nr_running = 0; // SCHED_IDLE tasks among h_nr_running
     std::int64_t min_vruntime = 0;
     std::int64_t avg_vruntime = 0; // EEVDF
     std::int64_t avg_load = 0;     // EEVDF
@@ -43,15 +45,20 @@ struct cfs_rq {
     } removed;                           // averages of entities that left by migration, to subtract
     std::uint64_t util_est_enqueued = 0; // sum of the queued tasks' util_est
     // Group scheduling (the root queue keeps these zero).
-    unsigned tg = 0;                           // the task group whose queue this is (0 = root)
-    unsigned cpu = 0;                          // the CPU it belongs to (rq_of)
-    sched_entity* se = nullptr;                // the group's entity on this CPU; nullptr for root
-    std::int64_t* tg_load_avg = nullptr;       // the group's tg->load_avg (sum of its queues' contribs)
-    std::uint64_t tg_load_avg_ratelimit = 0;   // v6.12: a contribution changes at most once per 1 ms
-    std::int64_t tg_load_avg_contrib = 0;      // update_tg_load_avg: last contribution to tg
-    std::uint64_t last_update_tg_load_avg = 0; // when it was made (ns)
-    bool propagate = false;                    // add_tg_cfs_propagate: pending for the parent
+    unsigned tg = 0;                         // the task group whose queue this is (0 = root)
+    unsigned cpu = 0;                        // the CPU it belongs to (rq_of)
+    sched_entity* se = nullptr;              // the group's entity on this CPU; nullptr for root
+    std::int64_t* tg_load_avg = nullptr;     // the group's tg->load_avg (sum of its queues' contribs)
+    std::uint64_t tg_load_avg_ratelimit = 0; // v6.12: a contribution changes at most once per 1 ms
+    std::int64_t tg_load_avg_contrib = 0;    // update_tg_load_avg: last contribution to tg
+    std::uint64_t last_update_tg_load_avg = never_updated; // when it was made (ns)
+    bool propagate = false;                                // add_tg_cfs_propagate: pending for the parent
     std::int64_t prop_runnable_sum = 0;
+    // CFS bandwidth control (per-cfs_rq throttle model): this level throttled, the throttled levels
+    // at and above it (throttle_count), and the PELT clock, stopped while throttle_count > 0.
+    bool throttled = false;
+    unsigned throttle_count = 0;
+    std::uint64_t throttled_clock_pelt = 0, throttled_clock_pelt_time = 0;
     std::uint64_t h_load = 0;                 // update_cfs_rq_h_load cache
     std::uint64_t last_h_load_update = ~0ull; // jiffy of the cached h_load
     sched_entity* h_load_next = nullptr;
@@ -89,6 +96,12 @@ struct cfs_rq {
             avg_vruntime -= avg_load * delta;
             min_vruntime = v;
         }
+    }
+    // cfs_rq_clock_pelt: the queue's PELT clock at run queue clock `now` (it does not advance while a
+    // level at or above it is throttled).
+    std::uint64_t clock_pelt(std::uint64_t now) const {
+        return throttle_count ? throttled_clock_pelt - throttled_clock_pelt_time
+                              : now - throttled_clock_pelt_time;
     }
     // cfs_rq_min_slice (EEVDF): the shortest requested slice of the queued entities, curr included
     // (the kernel keeps it as the tree's augmented subtree minimum); ~0 when nothing is queued.

@@ -144,12 +144,13 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     if (flags & ENQUEUE_DELAYED) { // a delayed sleeper woken in place
         util_est_enqueue(rq, p);
         requeue_delayed_entity(rq, cfs_rq_of(rq, p.se), p.se);
-        if (groups_on_ && core_.bandwidth().active()) core_.bandwidth().park_if_throttled(rq, p);
         return;
     }
     if (groups_on_) set_task_rq(rq, p);
-    if (parked_on_enqueue(rq, p, flags)) return; // into a throttled hierarchy
+    check_enqueue_throttle(rq, p);
     util_est_enqueue(rq, p);
+    p.on_rq = true;
+    const unsigned idle = p.policy == sched_policy::idle ? 1 : 0;
     // enqueue_task_fair: the entity and each group entity not queued yet (a delayed one is requeued
     // in place), then the levels above; a group entity requests the shortest slice below it.
     std::uint64_t slice = 0;
@@ -164,6 +165,8 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         enqueue_entity(rq, q, *se, flags);
         slice = q.min_slice();
         ++q.h_nr_running;
+        q.idle_h_nr_running += idle;
+        if (q.throttled) return; // queued in a throttled hierarchy: not counted on the CPU
         flags = ENQUEUE_WAKEUP;
     }
     for (; se; se = se->parent) {
@@ -174,10 +177,11 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         se->slice = se->custom_slice = slice;
         slice = q.min_slice();
         ++q.h_nr_running;
+        q.idle_h_nr_running += idle;
+        if (q.throttled) return;
     }
     ++rq.nr_running;
-    if (p.policy == sched_policy::idle) ++rq.idle_policy_running;
-    p.on_rq = true;
+    rq.idle_policy_running += idle;
 }
 
 bool eevdf_class::dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) {
@@ -216,18 +220,23 @@ int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags
     const bool task_sleep = flags & DEQUEUE_SLEEP;
     task* p = se->owner;
     const unsigned h_nr = p ? 1 : 0;
+    const unsigned idle = p && p->policy == sched_policy::idle ? 1 : 0;
     std::uint64_t slice = p ? 0 : se->my_q->min_slice();
+    sched_entity* const first = se;
     for (; se; se = se->parent) {
         cfs_rq& q = cfs_rq_of(rq, *se);
         if (!dequeue_entity(rq, q, *se, flags)) {
             if (p && &p->se == se) return -1; // delayed: still queued and counted
             break;                            // a group entity delayed: the levels above stay
         }
+        if (se == first && p) p->on_rq = false;
         q.h_nr_running -= h_nr;
-        if (q.load) { // the parent stays: it has other entities queued
+        q.idle_h_nr_running -= idle;
+        if (q.throttled) return 0; // above a throttled level the task was not counted
+        if (q.load) {              // the parent stays: it has other entities queued
             slice = q.min_slice();
             se = se->parent;
-            if (task_sleep && se) set_next_buddy(rq, se);
+            if (task_sleep && se && !q.throttle_count) set_next_buddy(rq, se);
             break;
         }
         flags |= DEQUEUE_SLEEP;
@@ -241,12 +250,11 @@ int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags
         if (slice != ~0ull) se->slice = se->custom_slice = slice;
         slice = q.min_slice();
         q.h_nr_running -= h_nr;
+        q.idle_h_nr_running -= idle;
+        if (q.throttled) return 0;
     }
     rq.nr_running -= h_nr;
-    if (p) {
-        if (p->policy == sched_policy::idle) --rq.idle_policy_running;
-        p->on_rq = false;
-    }
+    rq.idle_policy_running -= idle;
     return 1;
 }
 
@@ -254,7 +262,7 @@ bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     util_est_dequeue(rq, p);
     const int dequeued = dequeue_entities(rq, &p.se, flags);
     if (flags & DEQUEUE_SLEEP) util_est_update(p);
-    return dequeued > 0;
+    return dequeued >= 0;
 }
 
 void eevdf_class::yield_task(runqueue& rq) {

@@ -44,6 +44,8 @@ public:
 
 protected:
     void update_curr(runqueue& rq, cfs_rq& q) override;
+    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) override;
+    bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) override;
     void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
     void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) override;
     void reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) override;
@@ -54,11 +56,9 @@ private:
     void update_min_vruntime(cfs_rq& q);
     void update_entity_lag(const cfs_rq& q, sched_entity& se) const;
     void place_entity(cfs_rq& q, sched_entity& se, unsigned flags);
-    void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
-    bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags);
     void requeue_delayed_entity(runqueue& rq, cfs_rq& q, sched_entity& se);
     // dequeue_entities: se and the group entities it leaves empty; -1 if the task was delayed instead,
-    // 1 when done (a task is then off the run queue).
+    // 0 if the walk ended at a throttled level, 1 when done (a task is then off the run queue).
     int dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags);
     // pick_next_entity: the next buddy or pick_eevdf; nullptr if the pick was a delayed entity, which
     // is dequeued for real (the caller picks again from the root).

@@ -92,6 +92,11 @@ group_sched& fair_class::tg_rq(runqueue& rq, group_id g) {
     gs->se.inv_weight = inverse_weight(gs->se.weight);
     gs->se.slice = tun_.base_slice_ns;
     gs->se.avg = sched_avg{};
+    // sync_throttle: a queue created under a throttled ancestor starts throttled with it.
+    if (core_.bandwidth().active() && !core_.bandwidth().task_based()) {
+        gs->q.throttle_count = core_.bandwidth().throttle_count(g, rq.cpu);
+        if (gs->q.throttle_count) gs->q.throttled_clock_pelt = rq.clock;
+    }
     rq.tg[g] = std::move(gs);
     // the leaf list, deepest first (stable among equal depths: allocation order)
     cfs_rq* q = &rq.tg[g]->q;
@@ -132,7 +137,8 @@ std::uint32_t fair_class::calc_group_shares(const cfs_rq& gq) const {
 
 void fair_class::update_cfs_group(runqueue& rq, sched_entity& se) {
     cfs_rq* gq = se.my_q;
-    if (!gq) return;
+    if (!gq || gq->throttle_count) return;
+    if (eevdf() && !gq->load) return; // v6.12: an emptied group keeps its weight (delayed dequeue)
     const std::uint32_t shares = calc_group_shares(*gq);
     if (eevdf() && shares == se.weight) return; // v6.12 reweights only on a change
     reweight_entity(rq, cfs_rq_of(rq, se), se, shares);
@@ -233,8 +239,70 @@ void fair_class::move_task_group(runqueue& rq, task& p, group_id g) {
     }
 }
 
-bool fair_class::parked_on_enqueue(runqueue& rq, task& p, unsigned flags) {
-    return groups_on_ && core_.bandwidth().active() && core_.bandwidth().park_on_enqueue(rq, p, flags);
+void fair_class::check_enqueue_throttle(runqueue& rq, const task& p) {
+    if (groups_on_ && core_.bandwidth().active()) core_.bandwidth().check_enqueue_throttle(rq, p);
+}
+
+void fair_class::throttle_cfs_rq(runqueue& rq, cfs_rq& q) {
+    // Dequeue q's entity and every ancestor it leaves empty; the levels above lose q's tasks.
+    const unsigned task_delta = q.h_nr_running, idle_delta = q.idle_h_nr_running,
+                   delayed_delta = q.h_nr_delayed;
+    sched_entity* se = q.se;
+    for (; se; se = se->parent) {
+        cfs_rq& l = cfs_rq_of(rq, *se);
+        if (!se->on_rq) return; // already off (an empty queue throttled at enqueue or put_prev)
+        // DEQUEUE_SPECIAL: no delayed dequeue here; a delayed entity finishes its dequeue.
+        dequeue_entity(rq, l, *se,
+                       DEQUEUE_SLEEP | DEQUEUE_SPECIAL | (se->sched_delayed ? DEQUEUE_DELAYED : 0u));
+        l.h_nr_running -= task_delta;
+        l.idle_h_nr_running -= idle_delta;
+        l.h_nr_delayed -= delayed_delta;
+        if (l.load) {
+            se = se->parent;
+            break;
+        }
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& l = cfs_rq_of(rq, *se);
+        update_load_avg(l, rq.clock, *se, 0);
+        se_update_runnable(*se);
+        l.h_nr_running -= task_delta;
+        l.idle_h_nr_running -= idle_delta;
+        l.h_nr_delayed -= delayed_delta;
+    }
+    rq.nr_running -= task_delta;
+    rq.idle_policy_running -= idle_delta;
+}
+
+void fair_class::unthrottle_cfs_rq(runqueue& rq, cfs_rq& q) {
+    if (!q.load) return; // nothing queued: nothing to put back
+    const unsigned task_delta = q.h_nr_running, idle_delta = q.idle_h_nr_running,
+                   delayed_delta = q.h_nr_delayed;
+    sched_entity* se = q.se;
+    for (; se; se = se->parent) {
+        cfs_rq& l = cfs_rq_of(rq, *se);
+        if (se->sched_delayed) // finish a delayed dequeue first
+            dequeue_entity(rq, l, *se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+        else if (se->on_rq)
+            break;
+        enqueue_entity(rq, l, *se, ENQUEUE_WAKEUP);
+        l.h_nr_running += task_delta;
+        l.idle_h_nr_running += idle_delta;
+        l.h_nr_delayed += delayed_delta;
+        if (l.throttled) return; // an ancestor is throttled too
+    }
+    for (; se; se = se->parent) {
+        cfs_rq& l = cfs_rq_of(rq, *se);
+        update_load_avg(l, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        l.h_nr_running += task_delta;
+        l.idle_h_nr_running += idle_delta;
+        l.h_nr_delayed += delayed_delta;
+        if (l.throttled) return;
+    }
+    rq.nr_running += task_delta;
+    rq.idle_policy_running += idle_delta;
+    if (rq.curr == rq.idle && rq.cfs.nr_running) core_.resched_curr(rq);
 }
 
 bool fair_class::ignore_wakeup(const runqueue& rq, const task& p) const {

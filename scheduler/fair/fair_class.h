@@ -59,13 +59,23 @@ public:
     // sched_move_task for a fair task: p moves to group g with its place kept (dequeued and enqueued
     // again if queued, its averages detached from the old group's queue and attached to the new one).
     void move_task_group(runqueue& rq, task& p, group_id g);
+    // The group's queue and entity on rq, allocated with their ancestors on first use.
+    group_sched& tg_rq(runqueue& rq, group_id g);
+    // CFS bandwidth control, per-cfs_rq model (throttle_cfs_rq / unthrottle_cfs_rq): the group
+    // entity of the throttled queue q leaves its parent (and each ancestor it leaves empty), taking
+    // q's tasks off the CPU's counts while they stay queued in q; unthrottle puts it back.
+    void throttle_cfs_rq(runqueue& rq, cfs_rq& q);
+    void unthrottle_cfs_rq(runqueue& rq, cfs_rq& q);
     // The core switches from fair task prev to fair task next: put_prev_entity on prev's levels and
     // set_next_entity on next's, below their common ancestor only (pick_next_task_fair).
     void switch_tasks(runqueue& rq, task& prev, task& next);
 
 protected:
-    // The per-level operations the shared walks call (each class's own rules).
+    // The per-level operations the shared walks call (each class's own rules). dequeue_entity returns
+    // false when EEVDF keeps the entity queued as a delayed sleeper.
     virtual void update_curr(runqueue& rq, cfs_rq& q) = 0;
+    virtual void enqueue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) = 0;
+    virtual bool dequeue_entity(runqueue& rq, cfs_rq& q, sched_entity& se, unsigned flags) = 0;
     virtual void put_prev_entity(runqueue& rq, cfs_rq& q, sched_entity& se) = 0;
     virtual void set_next_entity(runqueue& rq, cfs_rq& q, sched_entity& se) = 0;
     // reweight_entity: se (queued on q or not) takes `weight`.
@@ -78,8 +88,6 @@ protected:
     // set_task_rq: p's entity belongs to its group's queue on rq (allocated on first use), or to the
     // root queue for a task of the root group.
     void set_task_rq(runqueue& rq, task& p);
-    // The group's queue and entity on rq, allocated with their ancestors on first use.
-    group_sched& tg_rq(runqueue& rq, group_id g);
     // update_cfs_group: a group entity takes calc_group_shares of its queue; nothing for a task.
     void update_cfs_group(runqueue& rq, sched_entity& se);
     std::uint32_t calc_group_shares(const cfs_rq& gq) const;
@@ -128,9 +136,9 @@ protected:
     void group_dequeued(runqueue& rq, const task& p);
     // The kernel whose group rules apply (v6.12 rate-limits tg load updates and reweights on change).
     bool eevdf() const;
-    // CFS bandwidth control, per-cfs_rq model: p is about to be enqueued in a throttled hierarchy and
-    // is parked instead (true), or a wakeup in a throttled hierarchy must not preempt.
-    bool parked_on_enqueue(runqueue& rq, task& p, unsigned flags);
+    // CFS bandwidth control: check_enqueue_throttle on the levels p is about to make non-empty, and
+    // whether a wakeup in a throttled hierarchy must not preempt.
+    void check_enqueue_throttle(runqueue& rq, const task& p);
     bool ignore_wakeup(const runqueue& rq, const task& p) const;
     // select_fallback_rq: an allowed CPU of prev's node, else any allowed CPU.
     unsigned select_fallback_rq(const task& p, unsigned prev_cpu) const;

@@ -124,7 +124,9 @@ bool propagate_entity_load_avg(cfs_rq& q, sched_entity& se) {
 // drifted by more than 1/64 (and, in v6.12, at most once per millisecond). Nothing for the root.
 void update_tg_load_avg(cfs_rq& q, nsec now) {
     if (!q.tg_load_avg) return;
-    if (q.tg_load_avg_ratelimit && now - q.last_update_tg_load_avg < q.tg_load_avg_ratelimit) return;
+    if (q.tg_load_avg_ratelimit && q.last_update_tg_load_avg != cfs_rq::never_updated &&
+        now - q.last_update_tg_load_avg < q.tg_load_avg_ratelimit)
+        return;
     const std::int64_t delta = static_cast<std::int64_t>(q.avg.load_avg) - q.tg_load_avg_contrib;
     if (std::llabs(delta) > q.tg_load_avg_contrib / 64) {
         *q.tg_load_avg += delta;
@@ -133,7 +135,9 @@ void update_tg_load_avg(cfs_rq& q, nsec now) {
     }
 }
 
-bool update_cfs_rq_load_avg(cfs_rq& q, nsec now) {
+namespace {
+// update_cfs_rq_load_avg at the queue's PELT clock `now`.
+bool decay_cfs_rq(cfs_rq& q, nsec now) {
     bool decayed = false;
     if (q.removed.nr) {
         const std::uint64_t divider = pelt_divider(q.avg);
@@ -156,6 +160,11 @@ bool update_cfs_rq_load_avg(cfs_rq& q, nsec now) {
         decayed = true;
     }
     return decayed;
+}
+} // namespace
+
+bool update_cfs_rq_load_avg(cfs_rq& q, nsec now) {
+    return decay_cfs_rq(q, q.clock_pelt(now));
 }
 
 void attach_entity_load_avg(cfs_rq& q, sched_entity& se) {
@@ -200,8 +209,9 @@ void detach_entity_load_avg(cfs_rq& q, sched_entity& se) {
 }
 
 void update_load_avg(cfs_rq& q, nsec now, sched_entity& se, unsigned flags) {
-    if (se.avg.attached && !(flags & LOAD_AVG_SKIP_AGE)) update_se(now, q, se);
-    bool decayed = update_cfs_rq_load_avg(q, now);
+    const nsec pelt_now = q.clock_pelt(now);
+    if (se.avg.attached && !(flags & LOAD_AVG_SKIP_AGE)) update_se(pelt_now, q, se);
+    bool decayed = decay_cfs_rq(q, pelt_now);
     decayed |= propagate_entity_load_avg(q, se);
     if (!se.avg.attached && (flags & LOAD_AVG_DO_ATTACH)) {
         attach_entity_load_avg(q, se);

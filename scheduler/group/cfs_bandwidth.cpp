@@ -2,6 +2,7 @@
 #include "scheduler/group/cfs_bandwidth.h"
 
 #include "scheduler/core/scheduler.h"
+#include "scheduler/fair/fair_class.h"
 
 #include <algorithm>
 
@@ -95,7 +96,14 @@ void cfs_bandwidth_control::account(runqueue& rq, task& p, nsec delta) {
 }
 
 void cfs_bandwidth_control::task_enqueued(runqueue& rq, const task& p) {
-    for (group_id g : core_.groups()[p.cgroup].quota_chain) ++bw(g).cpu[rq.cpu].h_nr_running;
+    for (group_id g : core_.groups()[p.cgroup].quota_chain) {
+        cfs_rq_runtime& rt = bw(g).cpu[rq.cpu];
+        ++rt.h_nr_running;
+        if (rt.throttled && !rt.clock_started && !task_based()) { // the first task to wait in it
+            rt.clock_started = true;
+            rt.throttled_clock = rq.clock;
+        }
+    }
 }
 
 void cfs_bandwidth_control::task_dequeued(runqueue& rq, const task& p) {
@@ -120,12 +128,6 @@ void cfs_bandwidth_control::park(runqueue& rq, task& p, unsigned flags) {
     parked_[rq.cpu].push_back(&p);
 }
 
-void cfs_bandwidth_control::park_if_throttled(runqueue& rq, task& p) {
-    if (task_based() || !throttled_hierarchy(p, rq.cpu)) return;
-    core_.class_of(p).dequeue_task(rq, p, 0);
-    park(rq, p, 0);
-}
-
 void cfs_bandwidth_control::move_parked(runqueue& rq, task& p, group_id g) {
     auto& list = parked_[rq.cpu];
     list.erase(std::find(list.begin(), list.end(), &p));
@@ -133,14 +135,12 @@ void cfs_bandwidth_control::move_parked(runqueue& rq, task& p, group_id g) {
     p.on_rq = false;
     p.cgroup = g;
     core_.class_of(p).enqueue_task(rq, p, p.throttled_enqueue_flags);
-    if (!p.throttled && rq.curr == rq.idle) core_.resched_curr(rq);
+    if (rq.curr == rq.idle) core_.resched_curr(rq);
 }
 
-bool cfs_bandwidth_control::park_on_enqueue(runqueue& rq, task& p, unsigned flags) {
-    if (task_based()) return false;
-    const auto& chain = core_.groups()[p.cgroup].quota_chain;
-    if (chain.empty()) return false;
-    for (group_id g : chain) { // check_enqueue_throttle on each level the task makes non-empty
+void cfs_bandwidth_control::check_enqueue_throttle(runqueue& rq, const task& p) {
+    if (task_based()) return;
+    for (group_id g : core_.groups()[p.cgroup].quota_chain) { // each level the task makes non-empty
         cfs_bandwidth& b = bw(g);
         cfs_rq_runtime& rt = b.cpu[rq.cpu];
         if (rt.h_nr_running || rt.throttled) continue;
@@ -149,9 +149,11 @@ bool cfs_bandwidth_control::park_on_enqueue(runqueue& rq, task& p, unsigned flag
                            rq.clock);
         if (rt.runtime_remaining <= 0) throttle(g, rq.cpu, rq.clock);
     }
-    if (!throttled_hierarchy(p, rq.cpu)) return false;
-    park(rq, p, flags);
-    return true;
+}
+
+bool cfs_bandwidth_control::task_throttled(const task& p) const {
+    if (p.throttled) return true; // on a limbo list
+    return !task_based() && p.on_rq && !p.is_rt() && !p.is_idle && throttled_hierarchy(p, p.cpu);
 }
 
 void cfs_bandwidth_control::check_prev(runqueue& rq, task& prev) {
@@ -171,21 +173,36 @@ bool cfs_bandwidth_control::throttle(group_id g, unsigned cpu, nsec now) {
     b.throttled_cpus.push_back(cpu);
     rt.throttled = true;
     if (task_based()) return true; // the queue stays; tasks leave one by one at their return to user
-    rt.clock_started = true;
-    rt.throttled_clock = now;
-    // The group's queue leaves the CPU: every queued task of the subtree (a delayed-dequeue sleeper
-    // stays, it leaves when picked) is parked.
+    // The group's queue leaves the CPU (throttle_cfs_rq): its entity is dequeued from its parent with
+    // its tasks still queued in it; the levels below stop their PELT clocks (tg_throttle_down).
     runqueue& rq = core_.rq(cpu);
-    const task_groups& groups = core_.groups();
-    std::vector<task*> victims;
-    for (task* p = rq.cfs_tasks.head; p; p = p->mru_next)
-        if (!p->se.sched_delayed && groups.in_subtree(p->cgroup, g)) victims.push_back(p);
-    for (task* p : victims) {
-        core_.class_of(*p).dequeue_task(rq, *p, 0); // not a sleep: position kept relative
-        park(rq, *p, 0);
-        if (rq.curr == p) core_.resched_curr(rq);
-    }
+    fair_class& fair = static_cast<fair_class&>(core_.fair());
+    cfs_rq& q = fair.tg_rq(rq, g).q;
+    throttle_down(g, cpu, now);
+    q.throttled = true;
+    fair.throttle_cfs_rq(rq, q);
+    rt.clock_started = q.nr_running > 0; // throttled time counts while something waits in it
+    rt.throttled_clock = now;
     return true;
+}
+
+// tg_throttle_down / tg_unthrottle_up over the queues of g's subtree that exist on `cpu`.
+void cfs_bandwidth_control::throttle_down(group_id g, unsigned cpu, nsec now) {
+    runqueue& rq = core_.rq(cpu);
+    for (group_id d = g; d < rq.tg.size(); ++d) {
+        if (!rq.tg[d] || !core_.groups().in_subtree(d, g)) continue;
+        cfs_rq& q = rq.tg[d]->q;
+        if (q.throttle_count++ == 0) q.throttled_clock_pelt = now;
+    }
+}
+
+void cfs_bandwidth_control::throttle_up(group_id g, unsigned cpu, nsec now) {
+    runqueue& rq = core_.rq(cpu);
+    for (group_id d = g; d < rq.tg.size(); ++d) {
+        if (!rq.tg[d] || !core_.groups().in_subtree(d, g)) continue;
+        cfs_rq& q = rq.tg[d]->q;
+        if (--q.throttle_count == 0) q.throttled_clock_pelt_time += now - q.throttled_clock_pelt;
+    }
 }
 
 // unthrottle_cfs_rq (the caller took it off the throttled list).
@@ -197,6 +214,14 @@ void cfs_bandwidth_control::unthrottle(group_id g, unsigned cpu, nsec now) {
     rt.throttled = false;
     if (rt.clock_started) b.throttled_time += rq.clock - std::min(rq.clock, rt.throttled_clock);
     rt.clock_started = false;
+    if (!task_based()) { // unthrottle_cfs_rq: the group's entity goes back on its parent
+        fair_class& fair = static_cast<fair_class&>(core_.fair());
+        cfs_rq& q = fair.tg_rq(rq, g).q;
+        q.throttled = false;
+        throttle_up(g, cpu, rq.clock);
+        fair.unthrottle_cfs_rq(rq, q);
+        return;
+    }
     auto& list = parked_[cpu];
     for (std::size_t i = 0; i < list.size();) {
         task& p = *list[i];

@@ -75,21 +75,21 @@ public:
     void task_enqueued(runqueue& rq, const task& p);
     void task_dequeued(runqueue& rq, const task& p);
     // Before p is enqueued on rq (per-cfs_rq model): an empty level without runtime throttles
-    // (check_enqueue_throttle); in a throttled hierarchy p is parked instead. Returns true if parked.
-    bool park_on_enqueue(runqueue& rq, task& p, unsigned flags);
+    // (check_enqueue_throttle).
+    void check_enqueue_throttle(runqueue& rq, const task& p);
     // schedule() on rq, before the pick: check_cfs_rq_runtime on prev's levels (put_prev_entity).
     void check_prev(runqueue& rq, task& prev);
     // After the pick (task-based model): a task picked in a throttled hierarchy gets the task work.
     void picked(runqueue& rq, task& next);
     // Task-based model: rq's current task returns to user mode with the task work pending.
     void return_to_user(runqueue& rq, task& p);
-    // EEVDF: a delayed-dequeue sleeper of a throttled hierarchy was woken in place: park it (per-cfs_rq).
-    void park_if_throttled(runqueue& rq, task& p);
-    // cgroup.procs: parked p moves to group g: it is enqueued afresh (and parked again if g's hierarchy
-    // is throttled too).
+    // cgroup.procs: p, on a limbo list (task-based model), moves to group g: it is enqueued afresh.
     void move_parked(runqueue& rq, task& p, group_id g);
 
     bool throttled_hierarchy(const task& p, unsigned cpu) const;
+    // p cannot run because of a throttle: on a limbo list, or queued in a throttled hierarchy
+    // (per-cfs_rq model).
+    bool task_throttled(const task& p) const;
     // The levels of group g's hierarchy throttled on `cpu` (throttle_count), and g's own state.
     unsigned throttle_count(group_id g, unsigned cpu) const;
     const cfs_rq_runtime* state(group_id g, unsigned cpu) const;
@@ -117,6 +117,8 @@ private:
     bool throttle(group_id g, unsigned cpu, nsec now);
     void unthrottle(group_id g, unsigned cpu, nsec now);
     void park(runqueue& rq, task& p, unsigned flags);
+    void throttle_down(group_id g, unsigned cpu, nsec now);
+    void throttle_up(group_id g, unsigned cpu, nsec now);
     void start_period_timer(cfs_bandwidth& b, nsec now);
     void start_slack_timer(cfs_bandwidth& b, nsec now);
     bool refresh_within(const cfs_bandwidth& b, nsec now, nsec within) const;
@@ -128,7 +130,7 @@ private:
     std::vector<int> index_; // group -> pool, -1 without a quota
     std::vector<cfs_bandwidth> pools_;
     std::vector<group_id> pool_group_;       // pool -> group
-    std::vector<std::vector<task*>> parked_; // per CPU: throttled (per-cfs_rq) or limbo (task-based) tasks
+    std::vector<std::vector<task*>> parked_; // per CPU: the task-based model's limbo lists
     nsec next_ = std::numeric_limits<nsec>::max();
     nsec armed_ = std::numeric_limits<nsec>::max();
 };

@@ -244,3 +244,72 @@ TEST_CASE("Group hierarchy: a run whose tasks all stay in the root is identical 
         CHECK(vruntime[0] == vruntime[1]);
     }
 }
+
+// One group holding every task of a CPU: its entity is alone on the root queue, so its queue orders the
+// tasks exactly as the root queue would -- the same switches, run times and (relative) virtual times.
+TEST_CASE("Group hierarchy: one group holding all of a CPU's tasks schedules them as the root queue would") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        std::vector<std::uint64_t> trace[2];
+        for (int grouped = 0; grouped < 2; ++grouped) {
+            test::sched_harness h(k);
+            h.s->set_cgroups(tree({group("/a", 0)}));
+            std::vector<scheduler::task*> t;
+            for (int i = 0; i < 4; ++i) { // created in the group (or the root)
+                t.push_back(&h.make("t" + std::to_string(i), 0, i == 3 ? 5 : 0));
+                t.back()->cgroup = grouped ? 1 : 0;
+                h.s->add_initial_task(*t.back(), 0, 0);
+            }
+            h.schedule(0, 0);
+            scheduler::nsec now = 0;
+            std::vector<scheduler::task*> asleep;
+            for (int step = 1; step <= 400; ++step) {
+                now += 1300 * us; // off the tick grid: blocks and wakeups between ticks
+                if (step % 3 == 0 && !h.curr(0)->is_idle) {
+                    asleep.push_back(h.curr(0));
+                    h.block(0, now);
+                } else if (step % 4 == 0 && !asleep.empty()) {
+                    h.wake(*asleep.front(), 0, now);
+                    asleep.erase(asleep.begin());
+                    if (h.s->need_resched(0)) h.schedule(0, now);
+                } else {
+                    h.tick(0, now);
+                }
+                trace[grouped].push_back(static_cast<std::uint64_t>(h.curr(0)->pid));
+            }
+            for (auto* p : t) trace[grouped].push_back(p->se.sum_exec_runtime);
+        }
+        CHECK(trace[0] == trace[1]);
+    }
+}
+
+// PELT through the hierarchy (load_avg.h, propagation): a CPU running a grouped hog shows the same
+// utilization and runnable average at its root queue as with the hog in the root, and the load of the
+// group's entity, which weighs half the group's shares when the group is split over two CPUs.
+TEST_CASE("Group hierarchy: a grouped hog's utilization and runnable average reach the root queue") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        std::uint64_t util[2], runnable[2], load[2];
+        for (int grouped = 0; grouped < 2; ++grouped) {
+            test::sched_harness h(k);
+            h.s->set_cgroups(tree({group("/a", 0)}));
+            for (unsigned c = 0; c < 2; ++c) {
+                auto& t = h.make("hog" + std::to_string(c), c);
+                t.cgroup = grouped ? 1 : 0;
+                h.s->add_initial_task(t, c, 0);
+                h.schedule(c, 0);
+            }
+            for (scheduler::nsec now = h.cfg.tick_ns(); now <= 1000 * ms; now += h.cfg.tick_ns()) {
+                h.tick(0, now);
+                h.tick(1, now);
+            }
+            util[grouped] = h.q(0).avg.util_avg;
+            runnable[grouped] = h.q(0).avg.runnable_avg;
+            load[grouped] = h.q(0).avg.load_avg;
+        }
+        CHECK(util[0] > 1000);
+        CHECK(static_cast<double>(util[1]) == Approx(static_cast<double>(util[0])).epsilon(0.01));
+        CHECK(static_cast<double>(runnable[1]) == Approx(static_cast<double>(runnable[0])).epsilon(0.01));
+        CHECK(static_cast<double>(load[1]) == Approx(static_cast<double>(load[0]) / 2).epsilon(0.02));
+    }
+}
