@@ -313,3 +313,61 @@ TEST_CASE("Group hierarchy: a grouped hog's utilization and runnable average rea
         CHECK(static_cast<double>(load[1]) == Approx(static_cast<double>(load[0]) / 2).epsilon(0.02));
     }
 }
+
+// CFS bandwidth control on the hierarchy, per-cfs_rq model (06, throttle_cfs_rq / unthrottle_cfs_rq):
+// /a (10 ms per 100 ms) holds /a/b with two tasks on CPU 0 beside a root hog. The throttle takes a's
+// entity off the root queue; b's entity and both tasks stay queued below it, out of the CPU's counts,
+// with their PELT clocks stopped; the refill at the period boundary puts a's entity back.
+TEST_CASE("Group hierarchy: a throttle dequeues the group entity with its tasks still queued below it") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        test::sched_harness h(k);
+        auto a_spec = group("/a", 0);
+        a_spec.quota_ns = 10 * ms;
+        h.s->set_cgroups(tree({a_spec, group("/a/b", 1)}));
+        h.add("root", 0, 0);
+        auto& b1 = h.add("b1", 0, 0);
+        auto& b2 = h.add("b2", 0, 0);
+        h.s->attach_task(b1, 2, 0);
+        h.s->attach_task(b2, 2, 0);
+        h.schedule(0, 0);
+        scheduler::nsec now = 0;
+        while (!h.s->bandwidth().state(1, 0)->throttled && now < 90 * ms) h.tick(0, now += h.cfg.tick_ns());
+        REQUIRE(h.s->bandwidth().state(1, 0)->throttled);
+        h.tick(0, now += h.cfg.tick_ns()); // past the schedule that took it off
+        const auto* a = h.s->group_rq(0, 1);
+        const auto* b = h.s->group_rq(0, 2);
+        CHECK(a->q.throttled);
+        CHECK_FALSE(b->q.throttled);
+        CHECK(a->q.throttle_count == 1);
+        CHECK(b->q.throttle_count == 1);
+        CHECK_FALSE(a->se.on_rq);
+        CHECK(b->se.on_rq); // still in a's queue
+        for (auto* p : {&b1, &b2}) {
+            CHECK(p->on_rq);
+            CHECK(p->se.on_rq);
+            CHECK(h.s->bandwidth().task_throttled(*p));
+        }
+        CHECK(b->q.h_nr_running == 2);
+        CHECK(a->q.h_nr_running == 2);
+        CHECK(h.q(0).h_nr_running == 1);
+        CHECK(h.rq(0).nr_running == 1);
+        CHECK(h.q(0).nr_running == 1);
+        CHECK(h.curr(0)->comm == "root");
+        // The PELT clock below the throttle stands still.
+        const scheduler::nsec frozen = b->q.clock_pelt(h.rq(0).clock);
+        h.ticks(0, now, now + 20 * ms);
+        now += 20 * ms;
+        CHECK(b->q.clock_pelt(h.rq(0).clock) == frozen);
+        // The period timer (run from the tick here) refills the pool and puts a's entity back.
+        h.ticks(0, now, 104 * ms);
+        CHECK_FALSE(h.s->bandwidth().state(1, 0)->throttled);
+        CHECK(a->se.on_rq);
+        CHECK(a->q.throttle_count == 0);
+        CHECK(b->q.throttle_count == 0);
+        CHECK(h.q(0).h_nr_running == 3);
+        CHECK(h.rq(0).nr_running == 3);
+        CHECK(b->q.clock_pelt(h.rq(0).clock) > frozen);
+        CHECK(b->q.throttled_clock_pelt_time > 0); // the stopped time is skipped for good
+    }
+}
