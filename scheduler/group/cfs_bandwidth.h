@@ -8,14 +8,16 @@
 // throttled_usec, nr_bursts and burst_usec are counted as the kernel counts them.
 //
 // Two throttle models (feature TASK_BASED_THROTTLE):
-//  - per-cfs_rq (v5.15, v6.12): throttling takes the whole group's queue off the CPU at once -- here
-//    every queued task of the throttled subtree on that CPU is parked (dequeued from the flat fair
-//    queue, still on_rq), including the running one at its next preemption point, even mid-syscall;
-//    a wakeup into a throttled hierarchy parks the task; unthrottle enqueues them again.
+//  - per-cfs_rq (v5.15, v6.12): throttling takes the whole group's queue off the CPU at once: the
+//    fair class dequeues the group's entity (fair_class::throttle_cfs_rq) while its tasks stay queued
+//    in it, the running one leaving at its next schedule, even mid-syscall; the subtree's queues stop
+//    their PELT clocks (throttle_count); a wakeup into a throttled hierarchy queues the task there;
+//    unthrottle enqueues the group entity again.
 //  - task-based (v6.18): the throttled queue stays; a task picked in a throttled hierarchy gets the
 //    throttle task work and runs on in the kernel (charging debt); on its return to user mode
-//    (scheduler::return_to_user, called by the simulated kernel) it goes onto the limbo list (parked);
-//    throttled time starts at the first limbo entry.
+//    (scheduler::return_to_user, called by the simulated kernel) it is dequeued onto the limbo list;
+//    throttled time starts at the first limbo entry; unthrottle enqueues the limbo tasks. PELT clocks
+//    keep running in this model here.
 // Load balancing: THROTTLED_LB_PAIR refuses a task whose hierarchy is throttled on the source or the
 // destination CPU; LB_THROTTLED_DEST (the v6.18 follow-up) refuses a throttled destination only.
 //
@@ -23,9 +25,8 @@
 // simulated kernel for an interrupt at the earliest (scheduler_hooks::arm_sched_timer) and also runs
 // due timers from any tick, so a rig without timer interrupts still gets them at tick granularity.
 // Periods are aligned to multiples of the period from the start of the run (hrtimer_forward_now from
-// expiry 0). Left out: the PELT clock freeze of throttled queues and load propagation (the fair queues
-// are flat, see task_groups.h), the async CSD unthrottle of remote CPUs (done at once here), cgroup v1
-// files, cpu.stat.local.
+// expiry 0). Left out: the async CSD unthrottle of remote CPUs (done at once here), cgroup v1 files,
+// cpu.stat.local.
 #pragma once
 
 #include "scheduler/group/cgroup_tree.h"

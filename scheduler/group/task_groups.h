@@ -5,9 +5,8 @@
 // usage counters of cpu.stat. Which group a task is in is task::cgroup; a forked child inherits its
 // parent's.
 //
-// Left out: the per-CPU group sched_entity and group cfs_rq of the hierarchical fair class -- the fair
-// queues stay flat (one per CPU) and a group's cpu.weight is not applied yet; RT group scheduling;
-// user/system time split of usage (the simulated kernel keeps utime/stime per task).
+// The per-CPU group queues and entities are the fair class's (group/group_rq.h). Left out: RT group
+// scheduling; user/system time split of usage (the simulated kernel keeps utime/stime per task).
 #pragma once
 
 #include "scheduler/group/cgroup_tree.h"

@@ -3,7 +3,7 @@
 // (CFS and EEVDF fields side by side; each kernel uses its own) and the per-task schedstat counters of
 // /proc/<pid>/sched. What the task executes -- its program, memory and kernel objects -- belongs to the
 // workload layer and hangs off `program`, opaque here. Its cgroup (group/task_groups.h) is an index;
-// CFS bandwidth control marks a task parked in a throttled hierarchy (group/cfs_bandwidth.h).
+// The task-based CFS bandwidth model marks a task on a limbo list (group/cfs_bandwidth.h).
 #pragma once
 
 #include "scheduler/fair/pelt.h"
@@ -30,9 +30,9 @@ enum class task_state {
     dead,     // TASK_DEAD: exited
 };
 
-// The fair class's scheduling entity (sched_entity). Group scheduling fields (parent, cfs_rq, my_q,
-// depth, runnable_weight) are the kernel's; until group entities exist every entity is a task's on its
-// CPU's root queue: all of them stay null/zero and cfs_rq_of (core/runqueue.h) resolves to rq.cfs.
+// The fair class's scheduling entity (sched_entity): a task's, or a task group's on one CPU (owner null,
+// my_q its group's queue there; group/group_rq.h). parent, cfs_rq and depth place it in the hierarchy: a
+// null cfs_rq is the root queue of its CPU (cfs_rq_of, core/runqueue.h).
 struct task;
 struct cfs_rq;
 struct sched_entity {
@@ -94,9 +94,8 @@ struct task {
     bool on_rq = false;     // queued (including a delayed-dequeue sleeper)
     bool migrating = false; // TASK_ON_RQ_MIGRATING: moved by the balancer between dequeue and enqueue
     unsigned cgroup = 0;    // its cgroup (group_id into the run's cgroup_tree; 0 = the root)
-    // CFS bandwidth control: queued (on_rq) but parked off the fair queue in a throttled hierarchy --
-    // dequeued by a throttle (per-cfs_rq model) or on a limbo list (task-based model) -- with the flags
-    // it will be enqueued with at unthrottle; and the task-based model's pending throttle task work.
+    // CFS bandwidth control, task-based model: on its CPU's limbo list (on_rq for the core, off the fair
+    // queue) with the flags it will be enqueued with at unthrottle; and its pending throttle task work.
     bool throttled = false;
     unsigned throttled_enqueue_flags = 0;
     bool throttle_work = false;
