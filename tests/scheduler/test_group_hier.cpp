@@ -371,3 +371,40 @@ TEST_CASE("Group hierarchy: a throttle dequeues the group entity with its tasks 
         CHECK(b->q.throttled_clock_pelt_time > 0); // the stopped time is skipped for good
     }
 }
+
+// calc_group_shares on PELT load (06: load_i = max(load.weight, load_avg)): /A has a hog on CPU 0 and
+// a task on CPU 1 that runs 5 ms of every 10. While that task sleeps, A's queue on CPU 1 is empty but
+// its load_avg -- its contribution to tg.load_avg -- stays, so A's entity on CPU 0 keeps weighing well
+// under A's full 1024 (with instantaneous weights it would jump to 1024 at every sleep); tg.load_avg is
+// the sum of the queues' contributions.
+TEST_CASE("Group hierarchy: a sleeping task's group keeps its PELT contribution to the group's load") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        test::sched_harness h(k);
+        h.s->set_cgroups(tree({group("/A", 0)}));
+        auto& hog = h.add("hog", 0, 0);
+        auto& duty = h.add("duty", 1, 0);
+        h.s->attach_task(hog, 1, 0);
+        h.s->attach_task(duty, 1, 0);
+        h.schedule(0, 0);
+        h.schedule(1, 0);
+        std::uint32_t max_weight_asleep = 0;
+        unsigned samples = 0;
+        for (scheduler::nsec now = 1 * ms; now <= 1000 * ms; now += 1 * ms) {
+            if (now % h.cfg.tick_ns() == 0) h.tick(0, now);
+            const scheduler::nsec phase = now % (10 * ms);
+            if (phase == 5 * ms) h.block(1, now);
+            if (phase == 0) h.wake(duty, 1, now);
+            if (h.s->need_resched(1)) h.schedule(1, now);
+            if (now > 500 * ms && phase == 9 * ms) { // late in the sleep, once the averages settled
+                max_weight_asleep = std::max(max_weight_asleep, h.s->group_rq(0, 1)->se.weight);
+                ++samples;
+            }
+        }
+        CHECK(samples == 50);
+        CHECK(max_weight_asleep < 850);
+        CHECK(max_weight_asleep > 500);
+        CHECK(h.s->tg_load_avg(1) ==
+              h.s->group_rq(0, 1)->q.tg_load_avg_contrib + h.s->group_rq(1, 1)->q.tg_load_avg_contrib);
+    }
+}
