@@ -49,33 +49,21 @@ void add_tg_cfs_propagate(cfs_rq& q, std::int64_t runnable_sum) {
 // update_tg_cfs_util/runnable/load: the group entity `se` of `gq` takes the group queue's utilization
 // and runnable average, and a load sum estimated from the runnable sum propagated up to it; its queue
 // `q` follows.
-void update_tg_cfs_util(cfs_rq& q, sched_entity& se, const cfs_rq& gq) {
+// update_tg_cfs_util and update_tg_cfs_runnable: one average (and its sum) of sched_avg.
+void update_tg_cfs_avg(cfs_rq& q, sched_entity& se, const cfs_rq& gq, std::uint64_t sched_avg::*avg,
+                       std::uint64_t sched_avg::*sum) {
     const std::int64_t delta_avg =
-        static_cast<std::int64_t>(gq.avg.util_avg) - static_cast<std::int64_t>(se.avg.util_avg);
+        static_cast<std::int64_t>(gq.avg.*avg) - static_cast<std::int64_t>(se.avg.*avg);
     if (!delta_avg) return;
     const std::uint64_t divider = pelt_divider(q.avg);
-    se.avg.util_avg = gq.avg.util_avg;
-    const std::uint64_t new_sum = se.avg.util_avg * divider;
+    se.avg.*avg = gq.avg.*avg;
+    const std::uint64_t new_sum = se.avg.*avg * divider;
     const std::int64_t delta_sum =
-        static_cast<std::int64_t>(new_sum) - static_cast<std::int64_t>(se.avg.util_sum);
-    se.avg.util_sum = new_sum;
-    add_positive(q.avg.util_avg, delta_avg);
-    add_positive(q.avg.util_sum, delta_sum);
-    q.avg.util_sum = std::max(q.avg.util_sum, q.avg.util_avg * load_avg_period);
-}
-void update_tg_cfs_runnable(cfs_rq& q, sched_entity& se, const cfs_rq& gq) {
-    const std::int64_t delta_avg =
-        static_cast<std::int64_t>(gq.avg.runnable_avg) - static_cast<std::int64_t>(se.avg.runnable_avg);
-    if (!delta_avg) return;
-    const std::uint64_t divider = pelt_divider(q.avg);
-    se.avg.runnable_avg = gq.avg.runnable_avg;
-    const std::uint64_t new_sum = se.avg.runnable_avg * divider;
-    const std::int64_t delta_sum =
-        static_cast<std::int64_t>(new_sum) - static_cast<std::int64_t>(se.avg.runnable_sum);
-    se.avg.runnable_sum = new_sum;
-    add_positive(q.avg.runnable_avg, delta_avg);
-    add_positive(q.avg.runnable_sum, delta_sum);
-    q.avg.runnable_sum = std::max(q.avg.runnable_sum, q.avg.runnable_avg * load_avg_period);
+        static_cast<std::int64_t>(new_sum) - static_cast<std::int64_t>(se.avg.*sum);
+    se.avg.*sum = new_sum;
+    add_positive(q.avg.*avg, delta_avg);
+    add_positive(q.avg.*sum, delta_sum);
+    q.avg.*sum = std::max(q.avg.*sum, q.avg.*avg * load_avg_period);
 }
 void update_tg_cfs_load(cfs_rq& q, sched_entity& se, cfs_rq& gq) {
     std::int64_t runnable_sum = gq.prop_runnable_sum;
@@ -112,8 +100,8 @@ bool propagate_entity_load_avg(cfs_rq& q, sched_entity& se) {
     if (!gq || !gq->propagate) return false;
     gq->propagate = false;
     add_tg_cfs_propagate(q, gq->prop_runnable_sum);
-    update_tg_cfs_util(q, se, *gq);
-    update_tg_cfs_runnable(q, se, *gq);
+    update_tg_cfs_avg(q, se, *gq, &sched_avg::util_avg, &sched_avg::util_sum);
+    update_tg_cfs_avg(q, se, *gq, &sched_avg::runnable_avg, &sched_avg::runnable_sum);
     update_tg_cfs_load(q, se, *gq);
     return true;
 }

@@ -5,33 +5,22 @@
 // (sched_harness: 8 CPUs, one LLC; tunables of f = 4: CFS latency 24 ms, wakeup granularity 4 ms,
 // EEVDF base slice 3 ms).
 #include "scheduler/fair/load_avg.h"
+#include "support/cgroup_specs.h"
 #include "support/sched_harness.h"
 
 #include <catch2/catch.hpp>
 
 using namespace warmsched;
 using scheduler::kernel_version;
+using test::group;
 using test::ms;
+using test::tree;
 using test::us;
 
 namespace {
 
 constexpr auto cfs = kernel_version::cfs_v5_15;
 constexpr auto eevdf = kernel_version::eevdf_v6_12;
-
-scheduler::cgroup_spec group(const std::string& path, scheduler::group_id parent, unsigned weight = 100) {
-    scheduler::cgroup_spec g;
-    g.path = path;
-    g.parent = parent;
-    g.weight = weight;
-    return g;
-}
-
-scheduler::cgroup_tree tree(std::initializer_list<scheduler::cgroup_spec> groups) {
-    scheduler::cgroup_tree t;
-    for (const auto& g : groups) t.groups.push_back(g);
-    return t;
-}
 
 } // namespace
 

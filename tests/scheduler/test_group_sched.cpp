@@ -1,6 +1,7 @@
 // Group scheduling (cpu.weight) against reference/scheduler/06-bandwidth-throttle.md's "What to test"
 // items 5 and 6 on the simulated kernel (kernel_rig), and the cgroup API the experiment reader uses --
 // attach, inheritance at fork, hierarchical usage, calc_group_shares -- with the scheduler alone.
+#include "support/cgroup_specs.h"
 #include "support/kernel_rig.h"
 #include "support/sched_harness.h"
 
@@ -8,6 +9,7 @@
 
 using namespace warmsched;
 using scheduler::kernel_version;
+using test::group;
 using test::ms;
 using test::run_to;
 
@@ -16,14 +18,6 @@ namespace {
 constexpr auto cfs = kernel_version::cfs_v5_15;
 constexpr auto eevdf = kernel_version::eevdf_v6_12;
 constexpr scheduler::nsec sec = 1'000'000'000;
-
-scheduler::cgroup_spec group(const std::string& path, scheduler::group_id parent, unsigned weight = 100) {
-    scheduler::cgroup_spec g;
-    g.path = path;
-    g.parent = parent;
-    g.weight = weight;
-    return g;
-}
 
 // Item 5: groups of cpu.weight 100 and 300, one hog of each pinned to each of CPUs 0 and 1: each CPU
 // splits 25/75 (each group's entity weighs shares * 1024 / 2048 on each CPU: 512 and 1536; the
