@@ -453,8 +453,15 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     if (fair_server_) fair_server_->update(rq);
     rt_of(*rt_).bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
     if (bandwidth_.active() && rq.clock >= bandwidth_.next_timer()) bandwidth_.run_timers(cpu, rq.clock);
+    if (bandwidth_.csd_pending(cpu)) bandwidth_.run_csd(cpu, rq.clock);
     class_of(*rq.curr).task_tick(rq, *rq.curr);
     fair_of(*fair_).balancing().trigger_load_balance(rq, now);
+}
+
+void scheduler::cfsb_csd(unsigned cpu, nsec now) {
+    calling_cpu_ = static_cast<int>(cpu);
+    update_rq_clock(rqs_[cpu], now);
+    bandwidth_.run_csd(cpu, rqs_[cpu].clock);
 }
 
 void scheduler::sched_timer(unsigned cpu, nsec now) {

@@ -216,6 +216,11 @@ public:
     // The scheduler's hrtimer interrupt on `cpu` (CFS bandwidth period and slack timers).
     void sched_timer(unsigned cpu, nsec now);
     void arm_sched_timer(unsigned cpu, nsec expiry) { hooks_.arm_sched_timer(cpu, expiry); }
+    // An IPI to `cpu` carrying scheduler work (a CSD); cfsb_csd runs the CFS bandwidth unthrottles
+    // queued for it when it takes the IPI (also at its next tick, for rigs without IPIs).
+    void kick_cpu(unsigned cpu) { hooks_.kick_cpu(cpu); }
+    bool cfsb_csd_pending(unsigned cpu) const { return bandwidth_.csd_pending(cpu); }
+    void cfsb_csd(unsigned cpu, nsec now);
     // The current task of `cpu` returns to user mode (exit_to_user_mode): the task-based throttle
     // model's task work runs (the simulated kernel calls it when the task has throttle_work set).
     void return_to_user(unsigned cpu, nsec now);

@@ -39,6 +39,7 @@ void cfs_bandwidth_control::build() {
         pool_group_.push_back(g);
     }
     parked_.assign(pools_.empty() ? 0 : core_.num_cpus(), {});
+    csd_.assign(pools_.empty() ? 0 : core_.num_cpus(), {});
     next_ = armed_ = std::numeric_limits<nsec>::max();
 }
 
@@ -345,18 +346,42 @@ bool cfs_bandwidth_control::period_timer(group_id g, std::uint64_t overrun, nsec
 void cfs_bandwidth_control::distribute(group_id g, nsec now) {
     cfs_bandwidth& b = bw(g);
     std::size_t i = 0;
+    const int here = core_.calling_cpu();
+    const bool async = core_.config().kernel == kernel_version::eevdf_v6_12;
     while (i < b.throttled_cpus.size() && b.runtime > 0) {
         const unsigned cpu = b.throttled_cpus[i];
         cfs_rq_runtime& rt = b.cpu[cpu];
+        if (rt.csd_pending) { // already queued for its CPU's IPI
+            ++i;
+            continue;
+        }
         const std::int64_t amount = std::min(-rt.runtime_remaining + 1, b.runtime);
         b.runtime -= amount;
         rt.runtime_remaining += amount;
-        if (rt.runtime_remaining > 0) {
+        if (rt.runtime_remaining <= 0) {
+            ++i;
+        } else if (async && here >= 0 && cpu != static_cast<unsigned>(here)) {
+            rt.csd_pending = true; // unthrottle_cfs_rq_async: it stays on the list until then
+            csd_[cpu].push_back(g);
+            core_.kick_cpu(cpu);
+            ++i;
+        } else {
             b.throttled_cpus.erase(b.throttled_cpus.begin() + static_cast<long>(i));
             unthrottle(g, cpu, now);
-        } else {
-            ++i;
         }
+    }
+}
+
+// __cfsb_csd_unthrottle on `cpu`.
+void cfs_bandwidth_control::run_csd(unsigned cpu, nsec now) {
+    std::vector<group_id> pending;
+    pending.swap(csd_[cpu]);
+    for (group_id g : pending) {
+        cfs_bandwidth& b = bw(g);
+        cfs_rq_runtime& rt = b.cpu[cpu];
+        rt.csd_pending = false;
+        b.throttled_cpus.erase(std::find(b.throttled_cpus.begin(), b.throttled_cpus.end(), cpu));
+        if (rt.throttled) unthrottle(g, cpu, now);
     }
 }
 

@@ -25,8 +25,7 @@
 // simulated kernel for an interrupt at the earliest (scheduler_hooks::arm_sched_timer) and also runs
 // due timers from any tick, so a rig without timer interrupts still gets them at tick granularity.
 // Periods are aligned to multiples of the period from the start of the run (hrtimer_forward_now from
-// expiry 0). Left out: the async CSD unthrottle of remote CPUs (done at once here), cgroup v1 files,
-// cpu.stat.local.
+// expiry 0). Left out: cgroup v1 files, cpu.stat.local.
 #pragma once
 
 #include "scheduler/group/cgroup_tree.h"
@@ -48,6 +47,7 @@ struct cfs_rq_runtime {
     bool clock_started = false; // throttled_clock is set (task-based: from the first limbo entry)
     nsec throttled_clock = 0;
     unsigned h_nr_running = 0; // tasks of the group's subtree queued on this CPU's fair queue
+    bool csd_pending = false;  // v6.12: its unthrottle waits for this CPU to take the CSD IPI
 };
 
 // struct cfs_bandwidth of one group with a quota.
@@ -106,6 +106,11 @@ public:
     // Load balancing may not move p from src to dst (THROTTLED_LB_PAIR, LB_THROTTLED_DEST).
     bool lb_refuses(const task& p, unsigned src, unsigned dst) const;
 
+    // v6.12 unthrottles a remote CPU's queue asynchronously (unthrottle_cfs_rq_async): the timer's
+    // CPU sends an IPI and that CPU unthrottles when it takes it (__cfsb_csd_unthrottle). v5.15
+    // unthrottles every CPU's queue from the timer at once.
+    bool csd_pending(unsigned cpu) const { return cpu < csd_.size() && !csd_[cpu].empty(); }
+    void run_csd(unsigned cpu, nsec now);
     // The period and slack timers: the earliest expiry, and the work of every timer due at `now`.
     nsec next_timer() const { return next_; }
     void run_timers(unsigned cpu, nsec now);
@@ -132,6 +137,7 @@ private:
     std::vector<cfs_bandwidth> pools_;
     std::vector<group_id> pool_group_;       // pool -> group
     std::vector<std::vector<task*>> parked_; // per CPU: the task-based model's limbo lists
+    std::vector<std::vector<group_id>> csd_; // per CPU: groups whose unthrottle waits for its IPI
     nsec next_ = std::numeric_limits<nsec>::max();
     nsec armed_ = std::numeric_limits<nsec>::max();
 };

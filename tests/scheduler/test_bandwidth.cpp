@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace warmsched;
 using scheduler::kernel_version;
 using test::ms;
@@ -404,4 +406,41 @@ TEST_CASE("Bandwidth: a throttled task moved to the root group (cgroup.procs) ru
     CHECK(p.se.cfs_rq == &t.h.s->group_rq(0, 1)->q);
     CHECK_FALSE(t.h.s->group_rq(0, 1)->se.on_rq);
     CHECK(t.h.rq(0).nr_running == before);
+}
+
+// distribute_cfs_runtime (06, procedure 4): v6.12 unthrottles another CPU's queue asynchronously -- the
+// period timer's CPU queues it and sends an IPI, and that CPU unthrottles when it takes it (CSD);
+// v5.15 unthrottles every CPU's queue from the timer.
+TEST_CASE(
+    "Bandwidth: the refill unthrottles a remote CPU's queue through its IPI in v6.12 and at once in v5.15") {
+    for (auto k : {cfs, eevdf}) {
+        CAPTURE(scheduler::to_string(k));
+        test::sched_harness h(k);
+        h.s->set_cgroups(tree_with(10 * ms, 100 * ms));
+        auto& a0 = h.add("a0", 0, 0);
+        auto& a1 = h.add("a1", 1, 0);
+        h.s->attach_task(a0, 1, 0);
+        h.s->attach_task(a1, 1, 0);
+        h.schedule(0, 0);
+        h.schedule(1, 0);
+        const auto& bw = h.s->bandwidth();
+        for (scheduler::nsec now = h.cfg.tick_ns(); now < 100 * ms; now += h.cfg.tick_ns()) {
+            h.tick(0, now);
+            h.tick(1, now);
+        }
+        REQUIRE(bw.state(1, 0)->throttled);
+        REQUIRE(bw.state(1, 1)->throttled);
+        h.hooks.kicks.clear();
+        h.tick(0, 100 * ms); // the period timer runs on CPU 0
+        CHECK_FALSE(bw.state(1, 0)->throttled);
+        const bool async = k == eevdf;
+        CHECK(bw.state(1, 1)->throttled == async);
+        CHECK(h.s->cfsb_csd_pending(1) == async);
+        if (async) CHECK(std::count(h.hooks.kicks.begin(), h.hooks.kicks.end(), 1u) >= 1); // the CSD IPI
+        h.s->cfsb_csd(1, 100 * ms + 2 * test::us); // CPU 1 takes the IPI
+        CHECK_FALSE(bw.state(1, 1)->throttled);
+        CHECK_FALSE(h.s->cfsb_csd_pending(1));
+        CHECK(h.rq(1).nr_running == 1);
+        CHECK(bw.pool(1)->throttled_cpus.empty());
+    }
 }

@@ -81,6 +81,11 @@ void cpu_executor::handle_interrupts() {
             k_.sched().nohz_idle_balance(cpu_, ns(h_.now()));
             charge_balance();
         }
+        if (k_.sched().cfsb_csd_pending(cpu_)) { // a CFS bandwidth unthrottle queued for this CPU
+            h_.sync();
+            k_.set_running_cpu(cpu_);
+            k_.sched().cfsb_csd(cpu_, ns(h_.now()));
+        }
     }
     while (!timers_.empty() && std::get<0>(timers_.top()) <= h_.now()) {
         kernel_task* t = std::get<2>(timers_.top());
