@@ -22,7 +22,7 @@ namespace warmsched::sim {
 namespace fs = std::filesystem;
 
 experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides,
-                           const std::vector<std::string>& command) {
+                           const command_workload& command) {
     config::config_node root = config::load_yaml_file(path);
     // `-p platform=NAME` chooses another platform: apply it before the platform's tree is spliced in.
     std::vector<std::string> rest;
@@ -116,16 +116,30 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     }
     cgroup_setup cg = read_cgroups(r, errors, e.resolved);
     e.cgroups = cg.tree;
-    if (!command.empty()) {
-        workloads::parse_command_line(command, cpus); // the tool's own usage error if it is wrong
+    if (!command.cgroup.empty() && command.words.empty())
+        throw config::config_error(config::origin{"<command line>", 0, 0}, "--cgroup",
+                                   "places the workload given after --; there is none");
+    if (!command.words.empty()) {
+        workloads::parse_command_line(command.words, cpus); // the tool's own usage error if it is wrong
         r.consume("workloads");
         std::string line;
-        for (const auto& w : command) line += (line.empty() ? "" : " ") + w;
+        for (const auto& w : command.words) line += (line.empty() ? "" : " ") + w;
+        const std::string cgroup = command.cgroup == "/" ? "" : command.cgroup;
+        scheduler::group_id g = 0;
+        if (!cgroup.empty()) {
+            const auto found = e.cgroups.find(cgroup);
+            if (!found)
+                throw config::config_error(config::origin{"<command line>", 0, 0}, "--cgroup",
+                                           "\"" + cgroup +
+                                               "\" is not a group of this experiment (define it under "
+                                               "cgroups: or with cgroup_generator:)");
+            g = *found;
+        }
         e.workloads.push_back(line);
         e.workload_params.emplace_back();
-        e.workload_groups.push_back(0);
+        e.workload_groups.push_back(g);
         auto seq = config::config_node::make_sequence({"<command line>", 0, 0});
-        seq.items().push_back(resolve_workload_entry(workload_entry{line, {}, {}, {}}, cpus, e.cgroups));
+        seq.items().push_back(resolve_workload_entry(workload_entry{line, {}, cgroup, {}}, cpus, e.cgroups));
         e.resolved.set("workloads", seq, {"<command line>", 0, 0});
     } else {
         std::vector<workload_entry> entries;

@@ -39,11 +39,17 @@ struct experiment {
     config::config_node resolved;  // every parameter, defaults included
 };
 
+// The workload given on the command line: the words after `--`, and the cgroup its tasks start in
+// (`--cgroup PATH`, a group of the experiment; "" or "/" = the root).
+struct command_workload {
+    std::vector<std::string> words;
+    std::string cgroup;
+};
+
 // Throws config_error for every problem in the file or the overrides (`dotted.key=value`). A non-empty
-// `command` (the words after `--` on the command line) replaces the file's workloads; the caller has
-// checked it with parse_command_line.
+// `command` replaces the file's workloads.
 experiment read_experiment(const std::string& path, const std::vector<std::string>& overrides,
-                           const std::vector<std::string>& command = {});
+                           const command_workload& command = {});
 
 // Runs the experiment: elaborates the machine, runs the probes, prints the report to `out` and writes
 // config.yaml, report.txt and one CSV per probe into `out_dir`. Returns the process exit code.

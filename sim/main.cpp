@@ -119,12 +119,12 @@ int run_probe(const probe_cli& c) {
 
 int sc_main(int argc_all, char* argv_all[]) {
     // Everything after "--" is the workload command line, written as the real tool is invoked.
-    std::vector<std::string> command;
+    sim::command_workload command;
     int argc = argc_all;
     for (int i = 1; i < argc_all; ++i)
         if (std::string(argv_all[i]) == "--") {
             argc = i;
-            command.assign(argv_all + i + 1, argv_all + argc_all);
+            command.words.assign(argv_all + i + 1, argv_all + argc_all);
             break;
         }
     char** argv = argv_all;
@@ -189,6 +189,8 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--sysctl", run_sysctls,
                     "Scheduler tunable name=value, e.g. base_slice_ns=3000000 (repeatable)");
     run->add_option("--seed", run_seed, "Seed of every random choice (= -p seed=N)");
+    run->add_option("--cgroup", command.cgroup,
+                    "Start the workload given after -- in this group of the experiment's cgroups, e.g. /a");
     run->add_option("-p,--param", run_overrides,
                     "Override a key: dotted.key=value (e.g. platform.core.frequency=4GHz)");
     bool run_trace = false;

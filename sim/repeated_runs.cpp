@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace warmsched::sim {
 
 int run_repeated(const std::string& file, const std::vector<std::string>& overrides,
-                 const std::vector<std::string>& command, std::uint64_t first_seed, unsigned repeat,
+                 const command_workload& command, std::uint64_t first_seed, unsigned repeat,
                  const std::string& out_dir, std::ostream& out) {
     std::vector<experiment> runs;
     for (unsigned i = 0; i < repeat; ++i) {

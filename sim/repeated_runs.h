@@ -4,6 +4,8 @@
 // parent only reads configurations and waits. Runs are sequential (no parallel children).
 #pragma once
 
+#include "sim/experiment.h"
+
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -14,7 +16,7 @@ namespace warmsched::sim {
 // Reads the experiment once per seed (the overrides plus seed=<s>), runs each in a child process and
 // returns the worst exit status (0 if all succeeded). Configuration errors throw before any run starts.
 int run_repeated(const std::string& experiment_file, const std::vector<std::string>& overrides,
-                 const std::vector<std::string>& command, std::uint64_t first_seed, unsigned repeat,
+                 const command_workload& command, std::uint64_t first_seed, unsigned repeat,
                  const std::string& out_dir, std::ostream& out);
 
 } // namespace warmsched::sim

@@ -219,3 +219,26 @@ TEST_CASE("cgroups run: rt-app taskgroup moves the thread into its group") {
     fs::remove(exp);
     fs::remove(json);
 }
+
+TEST_CASE("cgroups run: --cgroup starts the workload given after -- in a group of the experiment") {
+    const fs::path exp = temp("cli.yaml"), out = temp("cli-out");
+    std::ofstream(exp)
+        << "platform: zen3-5950x\nmigration_cost: false\ncgroups:\n  - {path: /a}\n  - {path: /b}\n";
+    auto r =
+        run_cli("run " + exp.string() + " --cgroup /a --out " + out.string() + " -- hackbench -p -g 2 -l 20");
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto a = read_cpu_stat(out / "cgroup" / "a" / "cpu.stat");
+    const auto b = read_cpu_stat(out / "cgroup" / "b" / "cpu.stat");
+    CHECK(a.at("usage_usec") > 0);
+    CHECK(b.at("usage_usec") == 0);
+    // config.yaml records where it ran, so the run can be repeated from it
+    CHECK(slurp(out / "config.yaml").find("cgroup: /a") != std::string::npos);
+    fs::remove_all(out);
+
+    r = run_cli("run " + exp.string() + " --cgroup /nope -- hackbench -p -g 2 -l 20");
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: <command line>: --cgroup: \"/nope\" is not a group of this experiment (define it "
+                   "under cgroups: or with cgroup_generator:)\n");
+    fs::remove(exp);
+}
