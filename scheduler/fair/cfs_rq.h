@@ -54,10 +54,12 @@ struct cfs_rq {
     std::uint64_t last_update_tg_load_avg = never_updated; // when it was made (ns)
     bool propagate = false;                                // add_tg_cfs_propagate: pending for the parent
     std::int64_t prop_runnable_sum = 0;
-    // CFS bandwidth control (per-cfs_rq throttle model): this level throttled, the throttled levels
-    // at and above it (throttle_count), and the PELT clock, stopped while throttle_count > 0.
+    // CFS bandwidth control: this level throttled (per-cfs_rq model: its entity is off its parent), the
+    // throttled levels at and above it (throttle_count), and the PELT clock, stopped below a throttle
+    // (per-cfs_rq model: from the throttle on; task-based model: while the queue is empty).
     bool throttled = false;
     unsigned throttle_count = 0;
+    bool pelt_stopped = false;
     std::uint64_t throttled_clock_pelt = 0, throttled_clock_pelt_time = 0;
     std::uint64_t h_load = 0;                 // update_cfs_rq_h_load cache
     std::uint64_t last_h_load_update = ~0ull; // jiffy of the cached h_load
@@ -97,11 +99,11 @@ struct cfs_rq {
             min_vruntime = v;
         }
     }
-    // cfs_rq_clock_pelt: the queue's PELT clock at run queue clock `now` (it does not advance while a
-    // level at or above it is throttled).
+    // cfs_rq_clock_pelt: the queue's PELT clock at run queue clock `now` (it does not advance while
+    // stopped).
     std::uint64_t clock_pelt(std::uint64_t now) const {
-        return throttle_count ? throttled_clock_pelt - throttled_clock_pelt_time
-                              : now - throttled_clock_pelt_time;
+        return pelt_stopped ? throttled_clock_pelt - throttled_clock_pelt_time
+                            : now - throttled_clock_pelt_time;
     }
     // cfs_rq_min_slice (EEVDF): the shortest requested slice of the queued entities, curr included
     // (the kernel keeps it as the tree's augmented subtree minimum); ~0 when nothing is queued.

@@ -92,10 +92,14 @@ group_sched& fair_class::tg_rq(runqueue& rq, group_id g) {
     gs->se.inv_weight = inverse_weight(gs->se.weight);
     gs->se.slice = tun_.base_slice_ns;
     gs->se.avg = sched_avg{};
-    // sync_throttle: a queue created under a throttled ancestor starts throttled with it.
-    if (core_.bandwidth().active() && !core_.bandwidth().task_based()) {
+    // sync_throttle: a queue created under a throttled ancestor starts throttled with it (empty, so
+    // with its PELT clock stopped in both models).
+    if (core_.bandwidth().active()) {
         gs->q.throttle_count = core_.bandwidth().throttle_count(g, rq.cpu);
-        if (gs->q.throttle_count) gs->q.throttled_clock_pelt = rq.clock;
+        if (gs->q.throttle_count) {
+            gs->q.pelt_stopped = true;
+            gs->q.throttled_clock_pelt = rq.clock;
+        }
     }
     rq.tg[g] = std::move(gs);
     // the leaf list, deepest first (stable among equal depths: allocation order)
@@ -237,6 +241,17 @@ void fair_class::move_task_group(runqueue& rq, task& p, group_id g) {
         set_next_chain(rq, p);
         core_.resched_curr(rq);
     }
+}
+
+void fair_class::pelt_clock_emptied(runqueue& rq, cfs_rq& q) {
+    q.pelt_stopped = true;
+    q.throttled_clock_pelt = rq.clock;
+}
+
+void fair_class::pelt_clock_first_entity(runqueue& rq, cfs_rq& q) {
+    if (!core_.bandwidth().task_based()) return; // per-cfs_rq: stopped until the unthrottle
+    q.throttled_clock_pelt_time += rq.clock - q.throttled_clock_pelt;
+    q.pelt_stopped = false;
 }
 
 void fair_class::check_enqueue_throttle(runqueue& rq, const task& p) {

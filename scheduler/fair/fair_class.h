@@ -122,13 +122,20 @@ protected:
         ++q.nr_running;
         if (se.owner) rq.cfs_tasks.push_front(*se.owner);
         if (groups_on_ && se.owner) group_enqueued(rq, *se.owner);
+        if (q.pelt_stopped && q.nr_running == 1) pelt_clock_first_entity(rq, q);
     }
     void account_dequeue(runqueue& rq, cfs_rq& q, sched_entity& se) {
         q.load -= se.weight;
         --q.nr_running;
         if (se.owner) rq.cfs_tasks.erase(*se.owner);
         if (groups_on_ && se.owner) group_dequeued(rq, *se.owner);
+        if (q.throttle_count && !q.nr_running && !q.pelt_stopped) pelt_clock_emptied(rq, q);
     }
+    // The PELT clock of a queue in a throttled hierarchy (task-based model, v6.18): it stops when the
+    // queue empties and runs again when an entity is enqueued into it (the per-cfs_rq model stops it
+    // at the throttle and restarts it at the unthrottle).
+    void pelt_clock_emptied(runqueue& rq, cfs_rq& q);
+    void pelt_clock_first_entity(runqueue& rq, cfs_rq& q);
     bool core_bandwidth_active() const;
     void charge_bandwidth(runqueue& rq, task& p, nsec delta);
     // cgroups: the task's quota levels count it (CFS bandwidth control).

@@ -173,7 +173,10 @@ bool cfs_bandwidth_control::throttle(group_id g, unsigned cpu, nsec now) {
     if (assign_runtime(b, rt, 1, now)) return false; // a last request for 1 ns
     b.throttled_cpus.push_back(cpu);
     rt.throttled = true;
-    if (task_based()) return true; // the queue stays; tasks leave one by one at their return to user
+    if (task_based()) { // the queue stays; tasks leave one by one at their return to user mode
+        throttle_down(g, cpu, now);
+        return true;
+    }
     // The group's queue leaves the CPU (throttle_cfs_rq): its entity is dequeued from its parent with
     // its tasks still queued in it; the levels below stop their PELT clocks (tg_throttle_down).
     runqueue& rq = core_.rq(cpu);
@@ -193,7 +196,10 @@ void cfs_bandwidth_control::throttle_down(group_id g, unsigned cpu, nsec now) {
     for (group_id d = g; d < rq.tg.size(); ++d) {
         if (!rq.tg[d] || !core_.groups().in_subtree(d, g)) continue;
         cfs_rq& q = rq.tg[d]->q;
-        if (q.throttle_count++ == 0) q.throttled_clock_pelt = now;
+        if (q.throttle_count++ == 0 && !q.pelt_stopped && (!task_based() || !q.nr_running)) {
+            q.pelt_stopped = true; // the task-based model stops a queue's clock only once it is empty
+            q.throttled_clock_pelt = now;
+        }
     }
 }
 
@@ -202,7 +208,10 @@ void cfs_bandwidth_control::throttle_up(group_id g, unsigned cpu, nsec now) {
     for (group_id d = g; d < rq.tg.size(); ++d) {
         if (!rq.tg[d] || !core_.groups().in_subtree(d, g)) continue;
         cfs_rq& q = rq.tg[d]->q;
-        if (--q.throttle_count == 0) q.throttled_clock_pelt_time += now - q.throttled_clock_pelt;
+        if (--q.throttle_count == 0 && q.pelt_stopped) {
+            q.throttled_clock_pelt_time += now - q.throttled_clock_pelt;
+            q.pelt_stopped = false;
+        }
     }
 }
 
@@ -223,6 +232,7 @@ void cfs_bandwidth_control::unthrottle(group_id g, unsigned cpu, nsec now) {
         fair.unthrottle_cfs_rq(rq, q);
         return;
     }
+    throttle_up(g, cpu, rq.clock);
     auto& list = parked_[cpu];
     for (std::size_t i = 0; i < list.size();) {
         task& p = *list[i];

@@ -397,3 +397,45 @@ TEST_CASE("Group hierarchy: a sleeping task's group keeps its PELT contribution 
               h.s->group_rq(0, 1)->q.tg_load_avg_contrib + h.s->group_rq(1, 1)->q.tg_load_avg_contrib);
     }
 }
+
+// The task-based model (v6.18) keeps a throttled group's queue on the CPU: its PELT clock runs while
+// tasks are still queued in it and stops once the last one has gone to the limbo list at its return to
+// user mode; the refill restarts it.
+TEST_CASE(
+    "Group hierarchy: the task-based throttle stops a group queue's PELT clock once its tasks are in limbo") {
+    test::sched_harness h(
+        eevdf, {{"TASK_BASED_THROTTLE", true}, {"THROTTLED_LB_PAIR", false}, {"LB_THROTTLED_DEST", true}});
+    auto a_spec = group("/a", 0);
+    a_spec.quota_ns = 10 * ms;
+    h.s->set_cgroups(tree({a_spec}));
+    h.add("root", 0, 0);
+    auto& t = h.add("t", 0, 0);
+    h.s->attach_task(t, 1, 0);
+    h.schedule(0, 0);
+    scheduler::nsec now = 0;
+    while (!h.s->bandwidth().state(1, 0)->throttled && now < 90 * ms) h.tick(0, now += h.cfg.tick_ns());
+    REQUIRE(h.s->bandwidth().state(1, 0)->throttled);
+    const auto* a = h.s->group_rq(0, 1);
+    CHECK(a->q.throttle_count == 1);
+    CHECK_FALSE(a->q.throttled);            // the task-based model leaves the queue where it is
+    CHECK_FALSE(a->q.pelt_stopped);         // t is still queued in it
+    while (!t.throttled && now < 95 * ms) { // until t returns to user mode and goes to limbo
+        if (h.curr(0) == &t && t.throttle_work) {
+            h.s->return_to_user(0, now);
+            h.schedule(0, now);
+        } else {
+            h.tick(0, now += h.cfg.tick_ns());
+        }
+    }
+    REQUIRE(t.throttled);
+    CHECK(a->q.nr_running == 0);
+    CHECK(a->q.pelt_stopped);
+    const scheduler::nsec frozen = a->q.clock_pelt(h.rq(0).clock);
+    h.ticks(0, now, 96 * ms);
+    CHECK(a->q.clock_pelt(h.rq(0).clock) == frozen);
+    h.ticks(0, 96 * ms, 104 * ms); // the refill: t leaves limbo, the clock runs again
+    CHECK_FALSE(t.throttled);
+    CHECK_FALSE(a->q.pelt_stopped);
+    CHECK(a->q.throttle_count == 0);
+    CHECK(a->q.clock_pelt(h.rq(0).clock) > frozen);
+}
