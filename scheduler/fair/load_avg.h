@@ -8,7 +8,8 @@
 // cgroups every group queue keeps its own sums; its group entity's averages follow them through load
 // propagation (update_tg_cfs_util/runnable/load), each queue's load_avg is its contribution to the
 // group's tg->load_avg (calc_group_shares), and a task's h_load is its share of the root load down its
-// chain; a queue below a throttle (per-cfs_rq model) keeps its PELT clock stopped (cfs_rq::clock_pelt).
+// chain; a queue below a throttle keeps its PELT clock stopped (cfs_rq::clock_pelt; per-cfs_rq model:
+// from the throttle, task-based model: while it is empty).
 // Left out: h_load is computed afresh, not cached per jiffy.
 #pragma once
 

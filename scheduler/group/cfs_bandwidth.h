@@ -16,8 +16,8 @@
 //  - task-based (v6.18): the throttled queue stays; a task picked in a throttled hierarchy gets the
 //    throttle task work and runs on in the kernel (charging debt); on its return to user mode
 //    (scheduler::return_to_user, called by the simulated kernel) it is dequeued onto the limbo list;
-//    throttled time starts at the first limbo entry; unthrottle enqueues the limbo tasks. PELT clocks
-//    keep running in this model here.
+//    throttled time starts at the first limbo entry; unthrottle enqueues the limbo tasks. A throttled
+//    queue's PELT clock stops once it is empty (fair_class::pelt_clock_emptied).
 // Load balancing: THROTTLED_LB_PAIR refuses a task whose hierarchy is throttled on the source or the
 // destination CPU; LB_THROTTLED_DEST (the v6.18 follow-up) refuses a throttled destination only.
 //
