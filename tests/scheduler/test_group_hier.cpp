@@ -240,6 +240,7 @@ TEST_CASE("Group hierarchy: one group holding all of a CPU's tasks schedules the
     for (auto k : {cfs, eevdf}) {
         CAPTURE(scheduler::to_string(k));
         std::vector<std::uint64_t> trace[2];
+        std::uint64_t util[2], runnable[2];
         for (int grouped = 0; grouped < 2; ++grouped) {
             test::sched_harness h(k);
             h.s->set_cgroups(tree({group("/a", 0)}));
@@ -267,8 +268,13 @@ TEST_CASE("Group hierarchy: one group holding all of a CPU's tasks schedules the
                 trace[grouped].push_back(static_cast<std::uint64_t>(h.curr(0)->pid));
             }
             for (auto* p : t) trace[grouped].push_back(p->se.sum_exec_runtime);
+            util[grouped] = h.q(0).avg.util_avg;
+            runnable[grouped] = h.q(0).avg.runnable_avg;
         }
         CHECK(trace[0] == trace[1]);
+        CAPTURE(util[0], util[1], runnable[0], runnable[1]);
+        CHECK(static_cast<double>(util[1]) == Approx(static_cast<double>(util[0])).epsilon(0.02));
+        CHECK(static_cast<double>(runnable[1]) == Approx(static_cast<double>(runnable[0])).epsilon(0.02));
     }
 }
 
