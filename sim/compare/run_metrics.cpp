@@ -2,6 +2,7 @@
 #include "sim/compare/run_metrics.h"
 
 #include "platforms/config/config_error.h"
+#include "sim/file_text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,13 +16,6 @@ namespace fs = std::filesystem;
 namespace warmsched::sim {
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 [[noreturn]] void fail(const std::string& dir, const std::string& why) {
     throw config::config_error(std::vector<std::string>{"compare: " + dir + ": " + why});
@@ -73,8 +67,8 @@ run_metrics parse_stats_json(const std::string& json) {
 
 run_metrics read_run_metrics(const std::string& dir) {
     if (!fs::exists(fs::path(dir) / "stats.json")) fail(dir, "no stats.json");
-    const run_metrics stats = parse_stats_json(slurp(fs::path(dir) / "stats.json"));
-    run_metrics out = parse_report_metrics(slurp(fs::path(dir) / "report.txt"));
+    const run_metrics stats = parse_stats_json(file_text(fs::path(dir) / "stats.json"));
+    run_metrics out = parse_report_metrics(file_text(fs::path(dir) / "report.txt"));
     out.emplace_back("migrations", value_of(stats, "kernel.migrations"));
     out.emplace_back("context switches", value_of(stats, "kernel.contextSwitches"));
     // Of the accesses that missed the private caches, the share another L3 (same or other socket) served.

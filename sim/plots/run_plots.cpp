@@ -4,6 +4,7 @@
 #include "platforms/config/config_error.h"
 #include "sim/compare/run_metrics.h"
 #include "sim/compare/sample_stats.h"
+#include "sim/file_text.h"
 #include "sim/plots/gnuplot.h"
 
 #include <algorithm>
@@ -18,13 +19,6 @@ namespace warmsched::sim {
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 [[noreturn]] void fail(const std::string& why) {
     throw config::config_error(std::vector<std::string>{"plot: " + why});
 }
@@ -139,7 +133,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         // Every CPU of the machine (stats.json has each one's counters), idle ones included.
         std::size_t cpus = 1;
         static const std::regex cpu_stat(R"(^system\.cpu(\d+)\.contextSwitches$)");
-        for (const auto& [name, v] : parse_stats_json(slurp(fs::path(dir) / "stats.json"))) {
+        for (const auto& [name, v] : parse_stats_json(file_text(fs::path(dir) / "stats.json"))) {
             std::smatch m;
             if (std::regex_match(name, m, cpu_stat))
                 cpus = std::max<std::size_t>(cpus, std::stoul(m[1].str()) + 1);
@@ -167,7 +161,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         drawn.push_back("migrations");
     }
     {
-        const run_metrics stats = parse_stats_json(slurp(fs::path(dir) / "stats.json"));
+        const run_metrics stats = parse_stats_json(file_text(fs::path(dir) / "stats.json"));
         static const std::regex access(R"(^system\.cpu(\d+)\.accesses::(\w+)$)");
         std::map<unsigned, std::map<std::string, double>> cpu;
         for (const auto& [name, v] : stats) {
@@ -207,7 +201,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         run_gnuplot(plots_dir, "miss_rates.gp");
         drawn.push_back("miss_rates");
     }
-    const auto latencies = latency_percentiles(slurp(fs::path(dir) / "report.txt"));
+    const auto latencies = latency_percentiles(file_text(fs::path(dir) / "report.txt"));
     if (!latencies.empty()) {
         std::ofstream dat(plots / "latency.dat");
         for (const auto& s : latencies) {
@@ -227,7 +221,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         run_gnuplot(plots_dir, "latency.gp");
         drawn.push_back("latency");
     }
-    const auto hist = cyclictest_histogram(slurp(fs::path(dir) / "report.txt"));
+    const auto hist = cyclictest_histogram(file_text(fs::path(dir) / "report.txt"));
     if (!hist.empty()) {
         std::ofstream dat(plots / "latency_histogram.dat");
         const std::size_t threads = hist.front().size() - 1;

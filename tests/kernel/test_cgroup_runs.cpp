@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -17,14 +18,9 @@
 namespace fs = std::filesystem;
 using warmsched::test::run_cli;
 
-namespace {
+using warmsched::test::file_text;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+namespace {
 
 fs::path temp(const std::string& name) {
     return fs::temp_directory_path() / ("warmsched-cgrun-" + std::to_string(::getpid()) + "-" + name);
@@ -35,7 +31,7 @@ std::map<std::string, unsigned long long> read_cpu_stat(const fs::path& file) {
     static const std::regex layout(R"(usage_usec (\d+)\nuser_usec (\d+)\nsystem_usec (\d+)\n)"
                                    R"(nr_periods (\d+)\nnr_throttled (\d+)\nthrottled_usec (\d+)\n)"
                                    R"(nr_bursts (\d+)\nburst_usec (\d+)\n)");
-    const std::string text = slurp(file);
+    const std::string text = file_text(file);
     INFO(file.string() << ":\n" << text);
     std::smatch m;
     REQUIRE(std::regex_match(text, m, layout));
@@ -124,14 +120,14 @@ workloads:
         CHECK(std::stoull(rows["/" + g][6]) == stat[g].at("nr_throttled"));
     }
     // stats.txt carries the same counters.
-    const std::string stats = slurp(out / "stats.txt");
+    const std::string stats = file_text(out / "stats.txt");
     std::smatch m;
     REQUIRE(std::regex_search(stats, m, std::regex(R"(\nkernel\.cgroup\./a\.nr_throttled\s+(\d+)\s+#)")));
     CHECK(std::stoull(m[1]) == stat["a"].at("nr_throttled"));
     REQUIRE(std::regex_search(stats, m, std::regex(R"(\nkernel\.cgroup\./b/c\.usage_usec\s+(\d+)\s+#)")));
     CHECK(std::stoull(m[1]) == stat["b/c"].at("usage_usec"));
     // config.yaml has the hierarchy and each workload's group.
-    const std::string cfg = slurp(out / "config.yaml");
+    const std::string cfg = file_text(out / "config.yaml");
     CHECK(cfg.find("cgroup: /b/c") != std::string::npos);
     CHECK(cfg.find("cpu.max: 4000 10000") != std::string::npos);
     fs::remove_all(out);
@@ -233,7 +229,7 @@ TEST_CASE("cgroups run: --cgroup starts the workload given after -- in a group o
     CHECK(a.at("usage_usec") > 0);
     CHECK(b.at("usage_usec") == 0);
     // config.yaml records where it ran, so the run can be repeated from it
-    CHECK(slurp(out / "config.yaml").find("cgroup: /a") != std::string::npos);
+    CHECK(file_text(out / "config.yaml").find("cgroup: /a") != std::string::npos);
     fs::remove_all(out);
 
     r = run_cli("run " + exp.string() + " --cgroup /nope -- hackbench -p -g 2 -l 20");

@@ -9,6 +9,7 @@
 // A task's working set of 8 lines (512 B, walked as a stream) fits its core's L2 with room for the
 // kernel lines a switch touches, and not in L1, so a walk always reaches the L2.
 #include "sim/migration_report.h"
+#include "support/file_text.h"
 #include "support/kernel_rig.h"
 
 #include <catch2/catch.hpp>
@@ -26,6 +27,8 @@ using scheduler::task_state;
 using workloads::migration_distance;
 using workloads::miss_origin;
 using workloads::op;
+
+using warmsched::test::file_text;
 
 namespace {
 constexpr scheduler::nsec ms = 1'000'000, us = 1'000;
@@ -315,12 +318,6 @@ std::string run_cli(const std::string& args) {
     REQUIRE(::pclose(p) == 0);
     return out;
 }
-std::string slurp(const std::filesystem::path& f) {
-    std::ifstream in(f);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 } // namespace
 
 TEST_CASE("every workload run prints the report after the run summary and writes it to the results") {
@@ -333,8 +330,8 @@ TEST_CASE("every workload run prints the report after the run summary and writes
     CHECK(summary < report);
     CHECK(out.find("--- cost of stacking") > report);
     CHECK(out.find("\nfork ") != std::string::npos); // hackbench's children are placed by fork
-    CHECK(slurp(dir / "report.txt").find("--- cost of migrations") != std::string::npos);
-    const std::string stats = slurp(dir / "stats.txt");
+    CHECK(file_text(dir / "report.txt").find("--- cost of migrations") != std::string::npos);
+    const std::string stats = file_text(dir / "stats.txt");
     CHECK(stats.find("kernel.migrationCost.fork.") != std::string::npos);
     CHECK(stats.find("kernel.stacking.stallSeconds") != std::string::npos);
 }

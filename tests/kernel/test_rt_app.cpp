@@ -2,6 +2,7 @@
 // trailing commas) and rejects with the JSON path what it would ignore; the threads behave as rt-app's do
 // (a periodic task's duty cycle, mutual exclusion, barriers, condition variables, fork, timer modes), and
 // their output -- the per-thread summary and rt-app's log files -- agrees with the run's own counters.
+#include "support/file_text.h"
 #include "support/kernel_rig.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/cli/option_parser.h"
@@ -24,6 +25,8 @@
 using namespace warmsched;
 namespace fs = std::filesystem;
 namespace rtapp = workloads::rtapp;
+
+using warmsched::test::file_text;
 
 namespace {
 
@@ -130,13 +133,6 @@ struct rig_run {
 
 using warmsched::test::cli_result;
 using warmsched::test::run_cli;
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 } // namespace
 
 TEST_CASE("rt-app events match by key prefix in file order") {
@@ -527,8 +523,8 @@ TEST_CASE("rt-app same seed gives byte-identical reports and logs") {
         const auto r = run_cli("run --platform zen3-5950x --seed 7 -p duration=0.2s --out " + out.string() +
                                " -- rt-app " + json);
         REQUIRE(r.status == 0);
-        reports.push_back(slurp(out / "report.txt"));
-        logs.push_back(slurp(out / "rt-app-slow-3.log") + slurp(out / "rt-app-fast-0.log"));
+        reports.push_back(file_text(out / "report.txt"));
+        logs.push_back(file_text(out / "rt-app-slow-3.log") + file_text(out / "rt-app-fast-0.log"));
         fs::remove_all(out);
     }
     CHECK(reports[0] == reports[1]);
@@ -556,7 +552,7 @@ TEST_CASE("rt-app every shipped example runs on zen3-5950x") {
             CHECK((s.loops > 0 || std::regex_search(name, std::regex(R"(-\d+-\d{4}$)"))));
             const fs::path log = out / ("rt-app-" + name + ".log");
             REQUIRE(fs::exists(log));
-            CHECK(read_log(slurp(log)).size() == s.loops);
+            CHECK(read_log(file_text(log)).size() == s.loops);
         }
         fs::remove_all(out);
     }

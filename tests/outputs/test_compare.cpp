@@ -6,6 +6,7 @@
 #include "sim/compare/compare_table.h"
 #include "sim/compare/sample_stats.h"
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -43,22 +44,16 @@ TEST_CASE("summary statistics and Welch's t-test match hand-computed values") {
     CHECK(percent_cell(2, 2, welch_p_value({1, 1}, {2, 2})) == "(    0.00%)");
 }
 
-namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using warmsched::test::file_text;
 
+namespace {
 // Per-seed values read straight from the files: hackbench's "Time:" and stats.json's kernel.migrations.
 std::vector<double> seed_values(const fs::path& dir, bool time) {
     std::vector<double> v;
     for (int seed = 1; seed <= 3; ++seed) {
         const fs::path run = dir / ("seed-" + std::to_string(seed));
         std::smatch m;
-        const std::string text = slurp(run / (time ? "report.txt" : "stats.json"));
+        const std::string text = file_text(run / (time ? "report.txt" : "stats.json"));
         const std::regex re(time ? R"((?:^|\n)Time: ([0-9.]+)\n)"
                                  : R"re("kernel\.migrations": \{"value": (\d+))re");
         REQUIRE(std::regex_search(text, m, re));
@@ -91,7 +86,7 @@ TEST_CASE("compare of two repeated runs prints their per-seed means and the chan
         CHECK(std::regex_search(r.out, std::regex(R"(\nTime: [0-9.]+\n)")));
         for (int s = 1; s <= 3; ++s) {
             const fs::path run = root / kernel / ("seed-" + std::to_string(s));
-            CHECK(slurp(run / "config.yaml").find("seed: " + std::to_string(s)) != std::string::npos);
+            CHECK(file_text(run / "config.yaml").find("seed: " + std::to_string(s)) != std::string::npos);
         }
     }
     const auto c =

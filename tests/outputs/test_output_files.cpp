@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,15 +28,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using warmsched::test::run_cli;
 
-namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using warmsched::test::file_text;
 
+namespace {
 // One run on zen3-5950x into a fresh directory (default: a short hackbench); `extra` are more run options.
 fs::path run_workload(const std::string& name, const std::string& extra,
                       const std::string& workload = "hackbench -p -g 2 -l 10") {
@@ -51,7 +46,7 @@ fs::path run_workload(const std::string& name, const std::string& extra,
 // stats.json's values by dotted name.
 std::map<std::string, double> stats_of(const fs::path& dir) {
     std::map<std::string, double> out;
-    const json j = json::parse(slurp(dir / "stats.json"));
+    const json j = json::parse(file_text(dir / "stats.json"));
     for (const auto& block : j.at("simulation"))
         for (const auto& [name, stat] : block.items())
             if (!stat.at("value").is_null()) out[name] = stat.at("value").get<double>();
@@ -68,9 +63,9 @@ double sum_matching(const std::map<std::string, double>& stats, const std::regex
 
 TEST_CASE("report.json and migration_report.json agree with report.txt and stats.json") {
     const fs::path dir = run_workload("json", "");
-    const json report = json::parse(slurp(dir / "report.json"));
+    const json report = json::parse(file_text(dir / "report.json"));
     std::smatch m;
-    const std::string text = slurp(dir / "report.txt");
+    const std::string text = file_text(dir / "report.txt");
     REQUIRE(std::regex_search(text, m, std::regex(R"((?:^|\n)Time: ([0-9.]+)\n)")));
     REQUIRE(report.at("workloads").size() == 1);
     CHECK(report["workloads"][0]["command"] == "hackbench -p -g 2 -l 10");
@@ -78,7 +73,7 @@ TEST_CASE("report.json and migration_report.json agree with report.txt and stats
     CHECK(report["metrics"]["hackbench Time (s)"].get<double>() == Approx(std::stod(m[1].str())));
 
     const auto stats = stats_of(dir);
-    const json mr = json::parse(slurp(dir / "migration_report.json"));
+    const json mr = json::parse(file_text(dir / "migration_report.json"));
     double class_sum = 0, refill_sum = 0;
     for (const auto& c : mr.at("classes")) {
         class_sum += c.at("migrations").get<double>();
@@ -142,7 +137,7 @@ TEST_CASE("compare prints migrations by distance and cross-LLC transfers and lb 
 
 TEST_CASE("trace.json is a Chrome trace of every stint and migration in trace.txt") {
     const fs::path dir = run_workload("chrome", "--trace-format ftrace,chrome");
-    const json t = json::parse(slurp(dir / "trace.json"));
+    const json t = json::parse(file_text(dir / "trace.json"));
     CHECK(t.at("displayTimeUnit") == "ns");
     const auto& events = t.at("traceEvents");
     REQUIRE(events.size() > 100);
@@ -177,7 +172,7 @@ TEST_CASE("trace.json is a Chrome trace of every stint and migration in trace.tx
     }
     // Against trace.txt: one instant per sched_migrate_task, one slice per switch to a task (none of
     // this run's stints is empty).
-    const std::string txt = slurp(dir / "trace.txt");
+    const std::string txt = file_text(dir / "trace.txt");
     std::size_t migrate_lines = 0, switches_to_tasks = 0;
     std::istringstream in(txt);
     for (std::string line; std::getline(in, line);) {
@@ -194,7 +189,7 @@ TEST_CASE("trace.json is a Chrome trace of every stint and migration in trace.tx
     for (const auto& entry : fs::directory_iterator(dir / "schedstat")) {
         if (!entry.is_directory()) continue;
         const int pid = std::stoi(entry.path().filename().string());
-        std::istringstream st(slurp(entry.path() / "schedstat"));
+        std::istringstream st(file_text(entry.path() / "schedstat"));
         unsigned long long run_ns = 0, delay_ns = 0, pcount = 0;
         st >> run_ns >> delay_ns >> pcount;
         INFO("pid " << pid);
@@ -207,7 +202,7 @@ TEST_CASE("trace.json is a Chrome trace of every stint and migration in trace.tx
 TEST_CASE("trace.vcd is a value change dump and the translate filter names every pid it shows") {
     const fs::path dir = run_workload("vcd", "--vcd");
     CHECK_FALSE(fs::exists(dir / "trace.txt")); // --vcd alone writes no ftrace text
-    std::istringstream in(slurp(dir / "trace.vcd"));
+    std::istringstream in(file_text(dir / "trace.vcd"));
     std::map<std::string, std::string> vars; // id -> cpu<N>.name
     std::string scope, line;
     bool timescale = false;
@@ -245,7 +240,7 @@ TEST_CASE("trace.vcd is a value change dump and the translate filter names every
     CHECK(changes > 100);
     CHECK(pids.size() == 82); // hackbench -g 2: the parent and 80 children, and idle (0)
     std::map<unsigned long, std::string> filter;
-    std::istringstream f(slurp(dir / "trace.vcd.filter"));
+    std::istringstream f(file_text(dir / "trace.vcd.filter"));
     while (std::getline(f, line)) {
         if (line.empty() || line[0] == '#') continue;
         std::istringstream words(line);
@@ -275,7 +270,7 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     auto check_image = [](const fs::path& p) {
         INFO(p.string());
         REQUIRE(fs::exists(p));
-        const std::string data = slurp(p);
+        const std::string data = file_text(p);
         REQUIRE(data.size() > 1000);
         if (p.extension() == ".png")
             CHECK(data.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
@@ -292,9 +287,9 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     check_image(cyc / "plots" / "latency_histogram.svg");
     {
         std::smatch m;
-        const std::string report = slurp(cyc / "report.txt");
+        const std::string report = file_text(cyc / "report.txt");
         REQUIRE(std::regex_search(report, m, std::regex(R"(\n# Total: (\d+) (\d+)\n)")));
-        std::istringstream dat(slurp(cyc / "plots" / "latency_histogram.dat"));
+        std::istringstream dat(file_text(cyc / "plots" / "latency_histogram.dat"));
         std::string header;
         std::getline(dat, header);
         CHECK(header == "us \"T:0\" \"T:1\"");
@@ -312,13 +307,13 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     check_image(fio / "plots" / "latency.png");
     check_image(fio / "plots" / "latency.svg");
     {
-        const std::string report = slurp(fio / "report.txt");
+        const std::string report = file_text(fio / "report.txt");
         const std::regex pair(R"(([0-9.]+)th=\[\s*(\d+)\])");
         std::vector<std::pair<double, double>> printed, plotted;
         for (auto it = std::sregex_iterator(report.begin(), report.end(), pair); it != std::sregex_iterator();
              ++it)
             printed.emplace_back(std::stod((*it)[1].str()), std::stod((*it)[2].str()));
-        std::istringstream dat(slurp(fio / "plots" / "latency.dat"));
+        std::istringstream dat(file_text(fio / "plots" / "latency.dat"));
         std::string line;
         std::getline(dat, line);
         CHECK(line.rfind("# fio clat #1 (", 0) == 0);
@@ -347,7 +342,7 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
         INFO(r.out << r.err);
         REQUIRE(r.status == 0);
         check_image(sch / "plots" / "latency.png");
-        CHECK(slurp(sch / "plots" / "latency.dat") ==
+        CHECK(file_text(sch / "plots" / "latency.dat") ==
               "# Wakeup Latencies (usec)\npercentile latency\n50 5\n90 8\n99 14\n99.9 22\n\n\n"
               "# Request Latencies (usec)\npercentile latency\n50 7000\n99 9000\n\n\n");
     }
@@ -375,7 +370,7 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     check_image(out / "sweep.png");
     check_image(out / "sweep.svg");
     // The data: one block per variant, x ascending, each point the run's migrations.
-    const std::string dat = slurp(out / "sweep.dat");
+    const std::string dat = file_text(out / "sweep.dat");
     CHECK(dat.find("# cfs\nx amean stddev\n1 ") == 0);
     CHECK(dat.find("\n\n\n# eevdf\nx amean stddev\n1 ") != std::string::npos);
 }
@@ -388,7 +383,7 @@ TEST_CASE("the same seed gives byte-identical trace.json and trace.vcd and plot 
          {"trace.json", "trace.vcd", "trace.vcd.filter", "report.json", "migration_report.json",
           "plots/timeline.dat", "plots/migrations.dat", "plots/miss_rates.dat"}) {
         INFO(f);
-        CHECK(slurp(a / f) == slurp(b / f));
+        CHECK(file_text(a / f) == file_text(b / f));
     }
 }
 

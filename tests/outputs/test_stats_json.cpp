@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,15 +14,9 @@
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using warmsched::test::file_text;
 
+namespace {
 std::size_t occurrences(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -38,7 +33,7 @@ TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
     // stderr is a file here, not a terminal: no progress line, only the closing speed line.
     CHECK(r.err.find('\r') == std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    const std::string txt = slurp(out / "stats.txt"), json = slurp(out / "stats.json");
+    const std::string txt = file_text(out / "stats.txt"), json = file_text(out / "stats.json");
     const std::regex stat_re(R"(^(\S+) +(\S+) +# (.*) \((\w+)\)$)");
     std::istringstream in(txt);
     unsigned stats = 0, begins = 0, ends = 0;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -18,17 +19,11 @@
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using warmsched::test::file_text;
 
+namespace {
 double stat_value(const fs::path& stats, const std::string& name) {
-    std::istringstream in(slurp(stats));
+    std::istringstream in(file_text(stats));
     for (std::string l; std::getline(in, l);) {
         std::istringstream ls(l);
         std::string n;
@@ -98,7 +93,7 @@ TEST_CASE("trace.txt of a hackbench run parses as ftrace text and matches the ru
     fs::remove_all(b);
     const std::string cmd = " --platform zen3-5950x --trace -- hackbench -p -g 2 -l 20";
     REQUIRE(warmsched::test::run_cli("run --out " + a.string() + cmd).status == 0);
-    const std::string text = slurp(a / "trace.txt");
+    const std::string text = file_text(a / "trace.txt");
     const auto events = parse_trace(text, 32);
 
     std::map<std::string, unsigned> count;
@@ -153,7 +148,7 @@ TEST_CASE("trace.txt of a hackbench run parses as ftrace text and matches the ru
 
     // Determinism: the same seed gives the same bytes.
     REQUIRE(warmsched::test::run_cli("run --out " + b.string() + cmd).status == 0);
-    CHECK(slurp(b / "trace.txt") == text);
+    CHECK(file_text(b / "trace.txt") == text);
 }
 
 TEST_CASE("trace window keeps only the events inside it and bad windows are one-line errors") {
@@ -163,7 +158,7 @@ TEST_CASE("trace window keeps only the events inside it and bad windows are one-
                                             " --platform zen3-5950x --trace-window 0.0005:0.001 -- hackbench "
                                             "-p -g 1 -l 20");
     REQUIRE(r.status == 0);
-    const auto events = parse_trace(slurp(d / "trace.txt"), 32);
+    const auto events = parse_trace(file_text(d / "trace.txt"), 32);
     REQUIRE(!events.empty());
     for (const auto& e : events) {
         CHECK(e.ts_ns >= 500000);
