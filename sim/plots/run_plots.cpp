@@ -138,16 +138,17 @@ void plot_run(const std::string& dir, std::ostream& out) {
             if (std::regex_match(name, m, cpu_stat))
                 cpus = std::max<std::size_t>(cpus, std::stoul(m[1].str()) + 1);
         }
-        write_script(plots, "timeline",
-                     "set title 'Who ran where (one colour per process; white: idle)'\n"
-                     "set xlabel 'simulated time (ms)'\nset ylabel 'CPU'\n"
-                     "set yrange [-0.5:" +
-                         std::to_string(cpus) +
-                         "-0.5]\nunset key\n"
-                         "set style fill solid 1.0 noborder\n"
-                         "plot 'timeline.dat' using (($2+$3)/2):1:(($3-$2)/2):(0.4):6 skip 1 with boxxyerror "
-                         "lc rgb variable\n",
-                     1400, std::max(400, static_cast<int>(std::min<std::size_t>(cpus, 400)) * 6 + 150));
+        write_script(
+            plots, "timeline",
+            "set title 'Who ran where (one colour per process; white: idle)'\n"
+            "set xlabel 'simulated time (ms)'\nset ylabel 'CPU'\n"
+            "set yrange [-0.5:" +
+                std::to_string(cpus) +
+                "-0.5]\nunset key\n"
+                "set style fill solid 1.0 noborder\n"
+                "plot 'timeline.dat' using (($2+$3)/2):1:(($3-$2)/2):(0.4):(hsv2rgb($6, 0.65, 0.9)) skip 1 "
+                "with boxxyerror lc rgb variable\n",
+            1400, std::max(400, static_cast<int>(std::min<std::size_t>(cpus, 400)) * 6 + 150));
         run_gnuplot(plots_dir, "timeline.gp");
         drawn.push_back("timeline");
     }

@@ -13,34 +13,10 @@ namespace warmsched::sim {
 namespace fs = std::filesystem;
 
 namespace {
-// A well-spread colour per process: the golden-ratio hue walk, at fixed saturation and value.
-unsigned colour_of(int tgid) {
-    const double h = std::fmod(0.618033988749895 * static_cast<double>(tgid), 1.0) * 6.0;
-    const double s = 0.65, v = 0.9;
-    const int i = static_cast<int>(h);
-    const double f = h - i, p = v * (1 - s), q = v * (1 - s * f), u = v * (1 - s * (1 - f));
-    double r = v, g = u, b = p;
-    switch (i % 6) {
-    case 1:
-        r = q, g = v, b = p;
-        break;
-    case 2:
-        r = p, g = v, b = u;
-        break;
-    case 3:
-        r = p, g = q, b = v;
-        break;
-    case 4:
-        r = u, g = p, b = v;
-        break;
-    case 5:
-        r = v, g = p, b = q;
-        break;
-    default:
-        break;
-    }
-    auto byte = [](double x) { return static_cast<unsigned>(x * 255 + 0.5); };
-    return byte(r) << 16 | byte(g) << 8 | byte(b);
+// A well-spread hue per process (0..1, the golden-ratio walk); the plot script turns it into a colour
+// with gnuplot's hsv2rgb at fixed saturation and value.
+double hue_of(int tgid) {
+    return std::fmod(0.618033988749895 * static_cast<double>(tgid), 1.0);
 }
 } // namespace
 
@@ -50,10 +26,10 @@ void write_timeline_data(const std::string& dir, const sched_timeline& t) {
     char b[160];
     {
         std::ofstream out(plots / "timeline.dat");
-        out << "cpu start_ms end_ms pid tgid colour\n";
+        out << "cpu start_ms end_ms pid tgid hue\n";
         for (const auto& s : t.slices()) {
-            std::snprintf(b, sizeof b, "%u %.6f %.6f %d %d %u\n", s.cpu, static_cast<double>(s.start) / 1e6,
-                          static_cast<double>(s.end) / 1e6, s.pid, s.tgid, colour_of(s.tgid));
+            std::snprintf(b, sizeof b, "%u %.6f %.6f %d %d %.6f\n", s.cpu, static_cast<double>(s.start) / 1e6,
+                          static_cast<double>(s.end) / 1e6, s.pid, s.tgid, hue_of(s.tgid));
             out << b;
         }
     }
