@@ -68,6 +68,19 @@ const char* origin_key(miss_origin o) {
 }
 } // namespace
 
+namespace {
+// The report's classes in order (cause, then distance), the empty ones left out: f(cause, distance, k).
+template <class F> void for_each_class(const workloads::migration_cost& c, F&& f) {
+    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
+        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
+            const auto why = static_cast<migration_cause>(w);
+            const auto where = static_cast<migration_distance>(d);
+            const auto& k = c.at(why, where);
+            if (k.migrations || k.refill.total()) f(why, where, k);
+        }
+}
+} // namespace
+
 void print_migration_report(std::ostream& out, const workloads::migration_cost& c) {
     char b[320];
     out << "\n--- cost of migrations (refill: lines the task had in its previous CPU's caches, fetched again "
@@ -80,20 +93,16 @@ void print_migration_report(std::ostream& out, const workloads::migration_cost& 
     out << b;
     std::uint64_t total_n = 0;
     miss_tally total;
-    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
-        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
-            const auto why = static_cast<migration_cause>(w);
-            const auto& k = c.at(why, static_cast<migration_distance>(d));
-            if (k.migrations == 0 && k.refill.total() == 0) continue;
-            total_n += k.migrations;
-            total += k.refill;
-            std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", scheduler::to_string(why),
-                          workloads::to_string(static_cast<migration_distance>(d)),
-                          grouped(k.migrations).c_str(), grouped(k.refill.total()).c_str(),
-                          origins(k.refill).c_str(), us(k.refill.stall()).c_str(),
-                          k.migrations ? us(per(k.refill.stall(), k.migrations), 3).c_str() : "-");
-            out << b;
-        }
+    for_each_class(c, [&](migration_cause why, migration_distance where, const auto& k) {
+        total_n += k.migrations;
+        total += k.refill;
+        std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", scheduler::to_string(why),
+                      workloads::to_string(where), grouped(k.migrations).c_str(),
+                      grouped(k.refill.total()).c_str(), origins(k.refill).c_str(),
+                      us(k.refill.stall()).c_str(),
+                      k.migrations ? us(per(k.refill.stall(), k.migrations), 3).c_str() : "-");
+        out << b;
+    });
     std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "all", "", grouped(total_n).c_str(),
                   grouped(total.total()).c_str(), origins(total).c_str(), us(total.stall()).c_str(),
                   total_n ? us(per(total.stall(), total_n), 3).c_str() : "-");
@@ -186,21 +195,17 @@ void write_migration_report_json(std::ostream& out, const workloads::migration_c
     json classes = json::array();
     std::uint64_t total_n = 0;
     miss_tally total;
-    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
-        for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
-            const auto why = static_cast<migration_cause>(w);
-            const auto& k = c.at(why, static_cast<migration_distance>(d));
-            if (k.migrations == 0 && k.refill.total() == 0) continue;
-            total_n += k.migrations;
-            total += k.refill;
-            json row = {{"cause", scheduler::to_string(why)},
-                        {"distance", workloads::to_string(static_cast<migration_distance>(d))},
-                        {"migrations", k.migrations},
-                        {"refill", tally_json(k.refill)}};
-            row["stall_per_migration_us"] =
-                k.migrations ? json(per(k.refill.stall(), k.migrations) / 1e6) : json(nullptr);
-            classes.push_back(row);
-        }
+    for_each_class(c, [&](migration_cause why, migration_distance where, const auto& k) {
+        total_n += k.migrations;
+        total += k.refill;
+        json row = {{"cause", scheduler::to_string(why)},
+                    {"distance", workloads::to_string(where)},
+                    {"migrations", k.migrations},
+                    {"refill", tally_json(k.refill)}};
+        row["stall_per_migration_us"] =
+            k.migrations ? json(per(k.refill.stall(), k.migrations) / 1e6) : json(nullptr);
+        classes.push_back(row);
+    });
     json all = {{"migrations", total_n}, {"refill", tally_json(total)}};
     all["stall_per_migration_us"] = total_n ? json(per(total.stall(), total_n) / 1e6) : json(nullptr);
     json evicted_by = json::object();
