@@ -259,9 +259,11 @@ int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags
 }
 
 bool eevdf_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
-    util_est_dequeue(rq, p);
+    // Finishing a delayed dequeue (DEQUEUE_DELAYED): util_est already let the task go at its sleep.
+    const bool finish_delayed = flags & DEQUEUE_DELAYED;
+    if (!finish_delayed) util_est_dequeue(rq, p);
     const int dequeued = dequeue_entities(rq, &p.se, flags);
-    if (flags & DEQUEUE_SLEEP) util_est_update(p);
+    if ((flags & DEQUEUE_SLEEP) && !finish_delayed) util_est_update(p);
     return dequeued >= 0;
 }
 

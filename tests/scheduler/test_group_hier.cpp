@@ -445,3 +445,39 @@ TEST_CASE(
     CHECK(a->q.throttle_count == 0);
     CHECK(a->q.clock_pelt(h.rq(0).clock) > frozen);
 }
+
+// A cgroup move of an EEVDF delayed-dequeue sleeper (sched_move_task): it finishes its dequeue and moves
+// as a sleeping task -- off its old group's queue, counted nowhere, its util_est left as its sleep left
+// it -- and wakes in the new group.
+TEST_CASE("Group hierarchy: moving a delayed EEVDF sleeper to another group finishes its dequeue") {
+    test::sched_harness h(eevdf);
+    h.s->set_cgroups(tree({group("/a", 0), group("/b", 0)}));
+    auto& hog = h.add("hog", 0, 0);
+    auto& x = h.add("x", 0, 0, 10); // nice 10: its vruntime runs ahead fast, so it sleeps ineligible
+    h.s->attach_task(hog, 1, 0);
+    h.s->attach_task(x, 1, 0);
+    h.schedule(0, 0);
+    scheduler::nsec now = 0;
+    while (h.curr(0) != &x && now < 500 * ms) h.tick(0, now += h.cfg.tick_ns());
+    REQUIRE(h.curr(0) == &x);
+    now += 1 * ms;
+    h.block(0, now);
+    REQUIRE(x.on_rq);
+    REQUIRE(x.se.sched_delayed);
+    const auto util_est = h.q(0).util_est_enqueued;
+    h.s->attach_task(x, 2, now);
+    CHECK_FALSE(x.on_rq);
+    CHECK_FALSE(x.se.sched_delayed);
+    CHECK(h.s->task_group_of(x) == 2);
+    CHECK(h.q(0).util_est_enqueued == util_est);
+    CHECK(h.s->group_rq(0, 1)->q.h_nr_running == 1); // the hog
+    CHECK(h.s->group_rq(0, 1)->q.h_nr_delayed == 0);
+    CHECK(h.q(0).h_nr_running == 1);
+    CHECK(h.rq(0).nr_running == 1);
+    CHECK(x.se.cfs_rq == &h.s->group_rq(0, 2)->q);
+    h.wake(x, 0, now + 1 * ms);
+    CHECK(x.on_rq);
+    CHECK(h.s->group_rq(0, 2)->q.h_nr_running == 1);
+    CHECK(h.q(0).h_nr_running == 2);
+    CHECK(h.rq(0).nr_running == 2);
+}
