@@ -28,7 +28,7 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
                      const sched_config& cfg, scheduler_hooks& hooks)
     : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.kernel), hooks_(hooks),
       rqs_(layout_.num_cpus()) {
-    for (unsigned c = 0; c < rqs_.size(); ++c) rqs_[c].cpu = rqs_[c].cfs.cpu = c;
+    for (unsigned c = 0; c < rqs_.size(); ++c) rqs_[c].cpu = c;
     if (cfg.kernel == kernel_version::cfs_v5_15)
         fair_ = std::make_unique<cfs_class>(*this);
     else

@@ -88,15 +88,7 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         if (q.throttled) return;
         flags = ENQUEUE_WAKEUP;
     }
-    for (; se; se = se->parent) {
-        cfs_rq& q = cfs_rq_of(rq, *se);
-        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
-        se_update_runnable(*se);
-        update_cfs_group(rq, *se);
-        ++q.h_nr_running;
-        q.idle_h_nr_running += idle;
-        if (q.throttled) return;
-    }
+    if (!update_levels_above(rq, se, 1, static_cast<int>(idle), nullptr)) return;
     ++rq.nr_running;
     rq.idle_policy_running += idle;
 }
@@ -149,7 +141,6 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
         q.idle_h_nr_running -= idle;
         if (q.throttled) {
             counted = false;
-            se = nullptr;
             break;
         }
         if (q.load) { // the parent stays: it has other entities queued
@@ -159,18 +150,7 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
         }
         flags |= DEQUEUE_SLEEP;
     }
-    for (; se; se = se->parent) {
-        cfs_rq& q = cfs_rq_of(rq, *se);
-        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
-        se_update_runnable(*se);
-        update_cfs_group(rq, *se);
-        --q.h_nr_running;
-        q.idle_h_nr_running -= idle;
-        if (q.throttled) {
-            counted = false;
-            break;
-        }
-    }
+    if (counted) counted = update_levels_above(rq, se, -1, -static_cast<int>(idle), nullptr);
     if (counted) {
         --rq.nr_running;
         rq.idle_policy_running -= idle;

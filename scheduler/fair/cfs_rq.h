@@ -5,7 +5,7 @@
 // subtree), the monotonic min_vruntime, the buddies, EEVDF's running average of vruntime
 // (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree), its PELT sums, and for a
 // group queue its contribution to the group's load (tg->load_avg), pending load propagation to its
-// entity, and the h_load cache. Decisions are made by the fair classes (cfs_class, eevdf_class); this
+// entity. Decisions are made by the fair classes (cfs_class, eevdf_class); this
 // file only keeps the bookkeeping exact.
 #pragma once
 
@@ -46,7 +46,6 @@ struct cfs_rq {
     std::uint64_t util_est_enqueued = 0; // sum of the queued tasks' util_est
     // Group scheduling (the root queue keeps these zero).
     unsigned tg = 0;                         // the task group whose queue this is (0 = root)
-    unsigned cpu = 0;                        // the CPU it belongs to (rq_of)
     sched_entity* se = nullptr;              // the group's entity on this CPU; nullptr for root
     std::int64_t* tg_load_avg = nullptr;     // the group's tg->load_avg (sum of its queues' contribs)
     std::uint64_t tg_load_avg_ratelimit = 0; // v6.12: a contribution changes at most once per 1 ms
@@ -61,9 +60,6 @@ struct cfs_rq {
     unsigned throttle_count = 0;
     bool pelt_stopped = false;
     std::uint64_t throttled_clock_pelt = 0, throttled_clock_pelt_time = 0;
-    std::uint64_t h_load = 0;                 // update_cfs_rq_h_load cache
-    std::uint64_t last_h_load_update = ~0ull; // jiffy of the cached h_load
-    sched_entity* h_load_next = nullptr;
 
     // Inserts `se` keyed by `key`.
     void insert(sched_entity* se, std::int64_t key) {

@@ -169,17 +169,7 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         if (q.throttled) return; // queued in a throttled hierarchy: not counted on the CPU
         flags = ENQUEUE_WAKEUP;
     }
-    for (; se; se = se->parent) {
-        cfs_rq& q = cfs_rq_of(rq, *se);
-        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
-        se_update_runnable(*se);
-        update_cfs_group(rq, *se);
-        se->slice = se->custom_slice = slice;
-        slice = q.min_slice();
-        ++q.h_nr_running;
-        q.idle_h_nr_running += idle;
-        if (q.throttled) return;
-    }
+    if (!update_levels_above(rq, se, 1, static_cast<int>(idle), &slice)) return;
     ++rq.nr_running;
     rq.idle_policy_running += idle;
 }
@@ -242,17 +232,7 @@ int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags
         flags |= DEQUEUE_SLEEP;
         flags &= ~(DEQUEUE_DELAYED | DEQUEUE_SPECIAL);
     }
-    for (; se; se = se->parent) {
-        cfs_rq& q = cfs_rq_of(rq, *se);
-        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
-        se_update_runnable(*se);
-        update_cfs_group(rq, *se);
-        if (slice != ~0ull) se->slice = se->custom_slice = slice;
-        slice = q.min_slice();
-        q.h_nr_running -= h_nr;
-        q.idle_h_nr_running -= idle;
-        if (q.throttled) return 0;
-    }
+    if (!update_levels_above(rq, se, -static_cast<int>(h_nr), -static_cast<int>(idle), &slice)) return 0;
     rq.nr_running -= h_nr;
     rq.idle_policy_running -= idle;
     return 1;

@@ -80,7 +80,6 @@ group_sched& fair_class::tg_rq(runqueue& rq, group_id g) {
     group_sched* parent = tg.parent ? &tg_rq(rq, tg.parent) : nullptr;
     auto gs = std::make_unique<group_sched>();
     gs->q.tg = g;
-    gs->q.cpu = rq.cpu;
     gs->q.se = &gs->se;
     gs->q.tg_load_avg = &tg_load_avg_[g];
     gs->q.tg_load_avg_ratelimit = eevdf() ? 1'000'000 : 0; // v6.12: NSEC_PER_MSEC
@@ -137,6 +136,24 @@ std::uint32_t fair_class::calc_group_shares(const cfs_rq& gq) const {
     std::int64_t w = shares * load;
     if (tg_weight) w /= tg_weight;
     return static_cast<std::uint32_t>(std::clamp<std::int64_t>(w, 2, shares)); // MIN_SHARES
+}
+
+bool fair_class::update_levels_above(runqueue& rq, sched_entity* se, int delta, int idle,
+                                     std::uint64_t* slice) {
+    for (; se; se = se->parent) {
+        cfs_rq& q = cfs_rq_of(rq, *se);
+        update_load_avg(q, rq.clock, *se, LOAD_AVG_UPDATE_TG);
+        se_update_runnable(*se);
+        update_cfs_group(rq, *se);
+        if (slice) {
+            if (*slice != ~0ull) se->slice = se->custom_slice = *slice;
+            *slice = q.min_slice();
+        }
+        q.h_nr_running += static_cast<unsigned>(delta);
+        q.idle_h_nr_running += static_cast<unsigned>(idle);
+        if (q.throttled) return false;
+    }
+    return true;
 }
 
 void fair_class::update_cfs_group(runqueue& rq, sched_entity& se) {

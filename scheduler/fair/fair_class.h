@@ -88,6 +88,12 @@ protected:
     // set_task_rq: p's entity belongs to its group's queue on rq (allocated on first use), or to the
     // root queue for a task of the root group.
     void set_task_rq(runqueue& rq, task& p);
+    // The levels above the ones an enqueue or dequeue changed (the second loop of enqueue_task_fair and
+    // dequeue_entities): each group entity's averages, runnable count and weight, and `delta` tasks
+    // (`idle` of them SCHED_IDLE) on each level's counts up to the root. EEVDF passes `slice`: each group
+    // entity takes the shortest slice queued below it. False if the walk stopped at a throttled level
+    // (the tasks are then not counted on the CPU).
+    bool update_levels_above(runqueue& rq, sched_entity* se, int delta, int idle, std::uint64_t* slice);
     // update_cfs_group: a group entity takes calc_group_shares of its queue; nothing for a task.
     void update_cfs_group(runqueue& rq, sched_entity& se);
     std::uint32_t calc_group_shares(const cfs_rq& gq) const;

@@ -122,10 +122,9 @@ void cfs_bandwidth_control::task_dequeued(runqueue& rq, const task& p) {
     }
 }
 
-void cfs_bandwidth_control::park(runqueue& rq, task& p, unsigned flags) {
+void cfs_bandwidth_control::park(runqueue& rq, task& p) {
     p.on_rq = true; // still queued as far as the core is concerned (TASK_ON_RQ_QUEUED)
     p.throttled = true;
-    p.throttled_enqueue_flags = flags;
     parked_[rq.cpu].push_back(&p);
 }
 
@@ -135,7 +134,7 @@ void cfs_bandwidth_control::move_parked(runqueue& rq, task& p, group_id g) {
     p.throttled = false;
     p.on_rq = false;
     p.cgroup = g;
-    core_.class_of(p).enqueue_task(rq, p, p.throttled_enqueue_flags);
+    core_.class_of(p).enqueue_task(rq, p, ENQUEUE_WAKEUP);
     if (rq.curr == rq.idle) core_.resched_curr(rq);
 }
 
@@ -243,7 +242,7 @@ void cfs_bandwidth_control::unthrottle(group_id g, unsigned cpu, nsec now) {
         list.erase(list.begin() + static_cast<long>(i));
         p.throttled = false;
         p.on_rq = false;
-        core_.class_of(p).enqueue_task(rq, p, p.throttled_enqueue_flags);
+        core_.class_of(p).enqueue_task(rq, p, ENQUEUE_WAKEUP);
     }
     if (rq.curr == rq.idle && rq.cfs.nr_running) core_.resched_curr(rq);
 }
@@ -257,7 +256,7 @@ void cfs_bandwidth_control::return_to_user(runqueue& rq, task& p) {
     p.throttle_work = false;
     if (!throttled_hierarchy(p, rq.cpu)) return; // unthrottled meanwhile: nothing to do
     core_.class_of(p).dequeue_task(rq, p, DEQUEUE_SLEEP | DEQUEUE_SPECIAL);
-    park(rq, p, ENQUEUE_WAKEUP);                              // the limbo list
+    park(rq, p);                                              // the limbo list
     for (group_id g : core_.groups()[p.cgroup].quota_chain) { // throttle time from the first limbo entry
         cfs_rq_runtime& rt = bw(g).cpu[rq.cpu];
         if (rt.throttled && !rt.clock_started) {

@@ -122,7 +122,7 @@ private:
     bool assign_runtime(cfs_bandwidth& b, cfs_rq_runtime& rt, std::int64_t target, nsec now);
     bool throttle(group_id g, unsigned cpu, nsec now);
     void unthrottle(group_id g, unsigned cpu, nsec now);
-    void park(runqueue& rq, task& p, unsigned flags);
+    void park(runqueue& rq, task& p);
     void throttle_down(group_id g, unsigned cpu, nsec now);
     void throttle_up(group_id g, unsigned cpu, nsec now);
     void start_period_timer(cfs_bandwidth& b, nsec now);

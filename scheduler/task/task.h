@@ -95,9 +95,8 @@ struct task {
     bool migrating = false; // TASK_ON_RQ_MIGRATING: moved by the balancer between dequeue and enqueue
     unsigned cgroup = 0;    // its cgroup (group_id into the run's cgroup_tree; 0 = the root)
     // CFS bandwidth control, task-based model: on its CPU's limbo list (on_rq for the core, off the fair
-    // queue) with the flags it will be enqueued with at unthrottle; and its pending throttle task work.
+    // queue; enqueued as a wakeup at unthrottle); and its pending throttle task work.
     bool throttled = false;
-    unsigned throttled_enqueue_flags = 0;
     bool throttle_work = false;
     // Its place in its run queue's cfs_tasks list (most recently run first), while queued in the fair class.
     task* mru_prev = nullptr;

@@ -4,6 +4,7 @@
 // on the simulated kernel (kernel_rig), where the period timer is a real interrupt -- and the load
 // balancer's rules for throttled hierarchies (item 7) with the scheduler alone (sched_harness).
 #include "scheduler/group/cfs_bandwidth.h"
+#include "support/cgroup_specs.h"
 #include "support/kernel_rig.h"
 #include "support/sched_harness.h"
 
@@ -25,20 +26,10 @@ constexpr scheduler::nsec sec = 1'000'000'000;
 
 // The root plus /a (cpu.max QUOTA PERIOD), optionally /a/b without a quota of its own.
 scheduler::cgroup_tree tree_with(scheduler::nsec quota, scheduler::nsec period, bool child = false) {
-    scheduler::cgroup_tree t;
-    scheduler::cgroup_spec a;
-    a.path = "/a";
-    a.parent = 0;
+    auto a = test::group("/a", 0);
     a.quota_ns = quota;
     a.period_ns = period;
-    t.groups.push_back(a);
-    if (child) {
-        scheduler::cgroup_spec b;
-        b.path = "/a/b";
-        b.parent = 1;
-        t.groups.push_back(b);
-    }
-    return t;
+    return child ? test::tree({a, test::group("/a/b", 1)}) : test::tree({a});
 }
 
 // Item 1: one hog in a group with cpu.max 50000 100000 gets 50% +- 1% of its CPU; each period it runs

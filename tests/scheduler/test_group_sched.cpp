@@ -12,6 +12,7 @@ using scheduler::kernel_version;
 using test::group;
 using test::ms;
 using test::run_to;
+using test::tree;
 
 namespace {
 
@@ -25,10 +26,7 @@ constexpr scheduler::nsec sec = 1'000'000'000;
 void weights_100_300(kernel_version k) {
     test::kernel_rig r(test::rig_config(k));
     auto& s = r.k.sched();
-    scheduler::cgroup_tree t;
-    t.groups.push_back(group("/light", 0, 100));
-    t.groups.push_back(group("/heavy", 0, 300));
-    s.set_cgroups(t);
+    s.set_cgroups(tree({group("/light", 0, 100), group("/heavy", 0, 300)}));
     std::vector<workloads::kernel_task*> light, heavy;
     for (unsigned c = 0; c < 2; ++c) {
         light.push_back(&r.hog("light" + std::to_string(c), c));
@@ -62,9 +60,7 @@ void weights_100_300(kernel_version k) {
 void group_entity_quarter_weight(kernel_version k) {
     test::kernel_rig r(test::rig_config(k));
     auto& s = r.k.sched();
-    scheduler::cgroup_tree t;
-    t.groups.push_back(group("/A", 0));
-    s.set_cgroups(t);
+    s.set_cgroups(tree({group("/A", 0)}));
     std::vector<workloads::kernel_task*> a;
     for (unsigned c = 0; c < 4; ++c) {
         a.push_back(&r.hog("a" + std::to_string(c), c));
@@ -101,10 +97,7 @@ TEST_CASE("Groups API: attach, fork inheritance, hierarchical usage and the root
     for (auto k : {cfs, eevdf}) {
         CAPTURE(scheduler::to_string(k));
         test::sched_harness h(k);
-        scheduler::cgroup_tree t;
-        t.groups.push_back(group("/a", 0));
-        t.groups.push_back(group("/a/b", 1));
-        h.s->set_cgroups(t);
+        h.s->set_cgroups(tree({group("/a", 0), group("/a/b", 1)}));
         CHECK(h.s->groups()[2].chain == std::vector<scheduler::group_id>{2, 1, 0});
         auto& parent = h.add("parent", 0, 0);
         auto& other = h.add("other", 0, 0);
@@ -160,12 +153,8 @@ namespace {
 void nested_weights(kernel_version k) {
     test::kernel_rig r(test::rig_config(k));
     auto& s = r.k.sched();
-    scheduler::cgroup_tree t;
-    t.groups.push_back(group("/a", 0, 100));
-    t.groups.push_back(group("/a/x", 1, 100));
-    t.groups.push_back(group("/a/y", 1, 300));
-    t.groups.push_back(group("/b", 0, 100));
-    s.set_cgroups(t);
+    s.set_cgroups(
+        tree({group("/a", 0, 100), group("/a/x", 1, 100), group("/a/y", 1, 300), group("/b", 0, 100)}));
     auto& x = r.hog("x", 0);
     auto& y = r.hog("y", 0);
     auto& b = r.hog("b", 0);
