@@ -5,7 +5,7 @@
 // subtree), the monotonic min_vruntime, the buddies, EEVDF's running average of vruntime
 // (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree), its PELT sums, and for a
 // group queue its contribution to the group's load (tg->load_avg), pending load propagation to its
-// entity. Decisions are made by the fair classes (cfs_class, eevdf_class); this
+// entity and its throttle state. Decisions are made by the fair classes (cfs_class, eevdf_class); this
 // file only keeps the bookkeeping exact.
 #pragma once
 
