@@ -10,6 +10,9 @@
 #include "sim/probe_suite.h"
 #include "sim/repeated_runs.h"
 #include "sim/topology_report.h"
+#include "twin/guest_settings.h"
+#include "twin/qemu_guest.h"
+#include "twin/twin_run.h"
 #include "workloads/cli/option_parser.h"
 
 #include <CLI/CLI.hpp>
@@ -113,6 +116,30 @@ int run_probe(const probe_cli& c) {
     else
         suite.report(std::cout);
     return 0;
+}
+
+// The overrides that --platform, --kernel, --feature, --sysctl and --seed stand for (run and twin).
+std::vector<std::string> run_overrides_of(const std::string& platform, const std::string& kernel,
+                                          const std::vector<std::string>& features,
+                                          const std::vector<std::string>& sysctls,
+                                          const std::optional<std::uint64_t>& seed) {
+    std::vector<std::string> o;
+    if (!platform.empty()) o.push_back("platform=" + platform);
+    if (!kernel.empty()) o.push_back("kernel.version=" + kernel);
+    for (const auto& f : features) {
+        if (f.find('=') == std::string::npos)
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--feature",
+                                       "expected NAME=on|off, got '" + f + "'");
+        o.push_back("kernel.features." + f);
+    }
+    for (const auto& s : sysctls) {
+        if (s.find('=') == std::string::npos)
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--sysctl",
+                                       "expected name=value, got '" + s + "'");
+        o.push_back("kernel.sysctl." + s);
+    }
+    if (seed) o.push_back("seed=" + std::to_string(*seed));
+    return o;
 }
 
 } // namespace
@@ -237,6 +264,49 @@ int sc_main(int argc_all, char* argv_all[]) {
     plot->add_option("--x-label", plot_x_label, "--sweep: the swept parameter's name (axis label)");
     plot->add_option("--out", plot_out, "--sweep: output directory (default: plots)");
 
+    twin::twin_settings ts;
+    std::string twin_platform, twin_kernel;
+    std::vector<std::string> twin_features, twin_sysctls, twin_overrides;
+    std::optional<std::uint64_t> twin_seed;
+    std::string twin_tools_help;
+    for (const auto& t : twin::guest_tools()) twin_tools_help += (twin_tools_help.empty() ? "" : ", ") + t;
+    std::string twin_refused;
+    for (const auto& t : twin::tools_without_package()) twin_refused += (twin_refused.empty() ? "" : ", ") + t;
+    auto* twin_cmd = app.add_subcommand(
+        "twin", "Run the workload given after -- (or an experiment's workloads) on a real Linux kernel in QEMU with "
+                "the platform's topology, then in the model, and print the two side by side, e.g.: warmsched twin "
+                "--kernel cfs --platform haswell-i7-4790 -- hackbench -p -g 4 -l 300. Guest tools: " +
+                    twin_tools_help + ". Refused (no Debian package): " + twin_refused + ".");
+    twin_cmd->add_option("experiment", ts.experiment_file, "Experiment YAML file");
+    twin_cmd->add_option("--platform", twin_platform, "Shipped platform name or path (= -p platform=P)");
+    twin_cmd->add_option("--kernel", twin_kernel, "Model scheduler: cfs (v5.15; guest cloud-6.1) or eevdf "
+                                                   "(v6.12, the default; guest cloud-6.12)")
+        ->check(CLI::IsMember({"cfs", "eevdf"}));
+    twin_cmd->add_option("--feature", twin_features, "Scheduler feature flag NAME=on|off, both sides (repeatable)");
+    twin_cmd->add_option("--sysctl", twin_sysctls, "Scheduler tunable name=value, both sides (repeatable)");
+    twin_cmd->add_option("--seed", twin_seed, "The model's seed (= -p seed=N)");
+    twin_cmd->add_option("--cgroup", ts.command.cgroup, "Start the workload given after -- in this group");
+    twin_cmd->add_option("-p,--param", twin_overrides, "Override a key of the model: dotted.key=value");
+    twin_cmd->add_option("--out", ts.out_dir, "Results directory (default: a new dated directory under results/); "
+                                              "the guest's files go to its twin/");
+    twin_cmd->add_option("--guest-kernel", ts.guest_kernel,
+                         "cloud-6.1 (CFS), cloud-6.12 (EEVDF), rt-6.1 (PREEMPT_RT) or a bzImage path "
+                         "(default: the one of --kernel)");
+    twin_cmd->add_option("--max-vcpus", ts.max_vcpus, "Scale the platform down to at most N CPUs (default 8)")
+        ->check(CLI::Range(1u, 64u));
+    twin_cmd->add_option("--guest-memory", ts.memory_mib, "Guest memory in MiB (default 2048)")
+        ->check(CLI::Range(256ull, 65536ull));
+    twin_cmd->add_option("--boot-timeout", ts.boot_timeout_s, "Seconds the guest may take to boot (default 300)")
+        ->check(CLI::Range(10u, 36000u));
+    twin_cmd->add_option("--timeout", ts.run_timeout_s, "Seconds the workloads may take in the guest (default 3600)")
+        ->check(CLI::Range(10u, 360000u));
+    twin_cmd->add_option("--trace-buffer-kb", ts.trace_buffer_kb, "The guest's ftrace buffer per CPU (default 32768)")
+        ->check(CLI::Range(1024u, 1048576u));
+    twin_cmd->add_option("--append", ts.append, "More guest kernel command line, e.g. preempt=full");
+    twin_cmd->add_flag("--topology", ts.topology_only,
+                       "Only compare the guest's sched domains, LLC sharing and NUMA nodes with the model's "
+                       "(exit 1 if they differ)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -251,6 +321,14 @@ int sc_main(int argc_all, char* argv_all[]) {
             return 0;
         }
         if (*probe) return run_probe(pc);
+        if (*twin_cmd) {
+            if (ts.experiment_file.empty())
+                ts.experiment_file = platform::configs_dir() + "/experiments/default.yaml";
+            ts.command.words = command.words;
+            ts.overrides = run_overrides_of(twin_platform, twin_kernel, twin_features, twin_sysctls, twin_seed);
+            ts.overrides.insert(ts.overrides.end(), twin_overrides.begin(), twin_overrides.end());
+            return twin::run_twin(ts, std::cout);
+        }
         if (*compare) return sim::print_comparison(std::cout, compare_dirs);
         if (*plot) {
             if (!plot_is_sweep) {
@@ -269,22 +347,8 @@ int sc_main(int argc_all, char* argv_all[]) {
         if (*run) {
             if (experiment_file.empty())
                 experiment_file = platform::configs_dir() + "/experiments/default.yaml";
-            std::vector<std::string> o;
-            if (!run_platform.empty()) o.push_back("platform=" + run_platform);
-            if (!run_kernel.empty()) o.push_back("kernel.version=" + run_kernel);
-            for (const auto& f : run_features) {
-                if (f.find('=') == std::string::npos)
-                    throw config::config_error(config::origin{"<command line>", 0, 0}, "--feature",
-                                               "expected NAME=on|off, got '" + f + "'");
-                o.push_back("kernel.features." + f);
-            }
-            for (const auto& s : run_sysctls) {
-                if (s.find('=') == std::string::npos)
-                    throw config::config_error(config::origin{"<command line>", 0, 0}, "--sysctl",
-                                               "expected name=value, got '" + s + "'");
-                o.push_back("kernel.sysctl." + s);
-            }
-            if (run_seed) o.push_back("seed=" + std::to_string(*run_seed));
+            std::vector<std::string> o =
+                run_overrides_of(run_platform, run_kernel, run_features, run_sysctls, run_seed);
             if (run_repeat) o.push_back("repeat=" + std::to_string(*run_repeat));
             if (run_trace || !run_trace_window.empty() || !run_trace_format.empty())
                 o.push_back("trace.enabled=true");
@@ -308,6 +372,9 @@ int sc_main(int argc_all, char* argv_all[]) {
         return 2;
     } catch (const workloads::usage_error& e) { // the workload's own usage message, as the tool prints it
         std::cerr << e.what() << "\n";
+        return 1;
+    } catch (const twin::twin_failure& e) { // the guest failed: the run's fault, not the input's
+        std::cerr << "error: twin: " << e.what() << "\n";
         return 1;
     }
     return 0;

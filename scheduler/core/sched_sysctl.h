@@ -54,4 +54,20 @@ inline void apply_sysctl(sched_config& c, const std::string& name, long long val
     if (t.min_granularity_ns > 0) t.nr_latency = static_cast<unsigned>(t.latency_ns / t.min_granularity_ns);
 }
 
+// The value of tunable `name` in `c`, as it would be written (the inverse of apply_sysctl).
+inline long long sysctl_value(const sched_config& c, const std::string& name) {
+    const fair_tunables& t = c.tunables;
+    if (name == "latency_ns") return static_cast<long long>(t.latency_ns);
+    if (name == "min_granularity_ns") return static_cast<long long>(t.min_granularity_ns);
+    if (name == "wakeup_granularity_ns") return static_cast<long long>(t.wakeup_granularity_ns);
+    if (name == "base_slice_ns") return static_cast<long long>(t.base_slice_ns);
+    if (name == "migration_cost_ns") return static_cast<long long>(t.migration_cost_ns);
+    if (name == "sched_child_runs_first") return c.child_runs_first ? 1 : 0;
+    if (name == "sched_rt_period_us") return c.rt.sched_rt_period_us;
+    if (name == "sched_rt_runtime_us") return c.rt.sched_rt_runtime_us;
+    if (name == "sched_rr_timeslice_ms") return c.rt.sched_rr_timeslice_ms;
+    if (name == "sched_cfs_bandwidth_slice_us") return static_cast<long long>(t.cfs_bandwidth_slice_ns / 1000);
+    return 0;
+}
+
 } // namespace warmsched::scheduler

@@ -1,0 +1,31 @@
+// The kernel the twin's guest boots: one of the Debian kernels `make deps` unpacks into
+// <build>/twin/kernels/ (twin/guest/fetch-kernels.sh), or a bzImage of the user's own.
+//
+//   cloud-6.1   Debian linux-image-cloud-amd64, Linux 6.1 (CFS): the default referee of --kernel cfs
+//   cloud-6.12  Debian linux-image-6.12-cloud-amd64, Linux 6.12 (EEVDF): the default of --kernel eevdf
+//   rt-6.1      Debian linux-image-rt-amd64, Linux 6.1 PREEMPT_RT: the referee of the RT class
+//
+// The model's "cfs" is Linux v5.15, and Debian has no 5.15: the 6.1 kernel referees it. Where the two
+// differ in a feature flag, the twin runs the guest with the model's setting (guest_settings.h).
+#pragma once
+
+#include "scheduler/core/scheduler.h"
+
+#include <string>
+
+namespace warmsched::twin {
+
+struct guest_kernel {
+    std::string name;    // cloud-6.1, ..., or the user's path
+    std::string image;   // the bzImage
+    std::string package; // "linux-image-6.1.0-57-cloud-amd64 6.1.192-3", or "user's bzImage"
+};
+
+// Where fetch-kernels.sh put the kernels: twin/kernels/ next to the warmsched binary.
+std::string kernels_dir();
+
+// `choice`: a name above, a path to a bzImage, or "" for the default of `k`. Throws config_error (key
+// --guest-kernel) for an unknown name, a missing file, or a kernel that was never fetched.
+guest_kernel find_guest_kernel(const std::string& choice, scheduler::kernel_version k);
+
+} // namespace warmsched::twin

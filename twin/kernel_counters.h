@@ -1,0 +1,64 @@
+// The counters the twin compares, read the same way from both sides: from /proc/schedstat snapshots
+// (versions 15 and 17, as Linux and the model write them) and from an ftrace text trace (sched_switch,
+// sched_waking, sched_wakeup(_new), sched_migrate_task, sched_process_fork), which the guest records
+// with tracefs and the model writes as trace.txt.
+//
+// The trace gives what /proc loses when tasks exit: per task its CPU time, voluntary and involuntary
+// switches (a sched_switch whose prev_state is R or R+ is involuntary, as the kernel counts nivcsw),
+// migrations and wakeups. Which tasks are the workload's: in the guest, the descendants of the processes
+// twin_runner forked; in the model, every task (the model has no kernel threads).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace warmsched::twin {
+
+// Load balancing by idle type, in the order of the model's run summary.
+enum idle_type { lb_idle = 0, lb_busy = 1, lb_newidle = 2 };
+
+struct domain_level_counters {
+    std::string name; // SMT, CLS, MC, DIE/PKG, NODE, NUMA
+    std::array<std::uint64_t, 3> lb_count{}, lb_balanced{}, lb_failed{}, lb_gained{};
+    std::uint64_t alb_count = 0, alb_pushed = 0;
+    std::uint64_t ttwu_wake_remote = 0, ttwu_move_affine = 0, ttwu_move_balance = 0;
+};
+
+struct schedstat_counters {
+    unsigned version = 0, cpus = 0;
+    std::uint64_t sched_count = 0, sched_goidle = 0, ttwu_count = 0, ttwu_local = 0;
+    std::uint64_t rq_cpu_time_ns = 0, run_delay_ns = 0, pcount = 0;
+    std::vector<domain_level_counters> levels; // summed over CPUs, by level name, bottom-up
+};
+
+// `level_name(cpu, index)` names a version-15 domain line (which carries no name); version 17 names its
+// own. Throws std::runtime_error for a file that is not /proc/schedstat.
+schedstat_counters parse_schedstat(const std::string& text,
+                                   const std::function<std::string(unsigned, unsigned)>& level_name);
+// end - start, level by level.
+schedstat_counters schedstat_delta(const schedstat_counters& end, const schedstat_counters& start);
+
+struct task_counters {
+    std::string comm;
+    std::uint64_t runtime_ns = 0;
+    std::uint64_t nvcsw = 0, nivcsw = 0;
+    std::uint64_t migrations = 0;
+    std::uint64_t wakeups = 0, wakeups_remote = 0; // remote: woken onto another CPU than the waker's
+};
+
+struct trace_counters {
+    std::map<long, task_counters> tasks; // the workload's tasks by pid
+    std::uint64_t first_ns = 0, last_ns = 0;
+    std::uint64_t events = 0;
+    task_counters total() const;
+};
+
+// `root_parent_comm`: a workload root is a task forked by a process of this comm ("twin_runner" in the
+// guest); empty: every task with a pid > 0 is the workload's (the model).
+trace_counters parse_trace(const std::string& path, const std::string& root_parent_comm);
+
+} // namespace warmsched::twin

@@ -1,0 +1,177 @@
+// Running the twin's QEMU guest; see qemu_guest.h.
+#include "twin/qemu_guest.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace warmsched::twin {
+namespace {
+
+std::string guest_scripts_dir() { return (fs::path(WARMSCHED_SOURCE_DIR) / "twin" / "guest").string(); }
+
+std::string runner_binary() { return (fs::path(kernels_dir()).parent_path() / "twin_runner").string(); }
+
+// Starts argv with stdout and stderr to `log_file`; returns the pid.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log_file) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) throw twin_failure("cannot start " + argv[0] + ": " + std::strerror(rc));
+    return pid;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string last_line(const std::string& text) {
+    std::istringstream in(text);
+    std::string line, last;
+    while (std::getline(in, line)) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        if (!line.empty()) last = line;
+    }
+    return last;
+}
+
+// Runs argv to completion; throws twin_failure with the log's last line if it fails.
+void run_tool(const std::vector<std::string>& argv, const std::string& log_file, const std::string& what) {
+    const pid_t pid = spawn(argv, log_file);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) throw twin_failure(what + ": waitpid failed");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        throw twin_failure(what + " failed: " + last_line(read_text(log_file)));
+}
+
+bool on_path(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::istringstream in(path ? path : "/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(in, dir, ':'))
+        if (!dir.empty() && ::access((fs::path(dir) / name).c_str(), X_OK) == 0) return true;
+    return false;
+}
+
+} // namespace
+
+guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_options& o,
+                      const std::string& twin_dir, std::ostream& log) {
+    using clock = std::chrono::steady_clock;
+    const std::string qemu = "qemu-system-x86_64";
+    if (!on_path(qemu)) throw twin_failure(qemu + " is not installed: run `make deps`");
+    if (!fs::is_regular_file(runner_binary()))
+        throw twin_failure(runner_binary() + " is missing: build the project (make build)");
+    fs::create_directories(twin_dir);
+    const fs::path work = fs::path(twin_dir) / ".guest";
+    fs::remove_all(work);
+    fs::create_directories(work / "run" / "files");
+
+    std::ofstream(work / "run" / "setup.sh") << r.setup_sh;
+    std::ofstream(work / "run" / "start.sh") << r.start_sh;
+    std::ofstream(work / "run" / "trace_buffer_kb") << o.trace_buffer_kb << "\n";
+    for (const auto& [from, name] : r.inputs) {
+        std::error_code ec;
+        fs::copy_file(from, work / "run" / "files" / name, fs::copy_options::overwrite_existing, ec);
+        if (ec) throw twin_failure("cannot copy " + from + " into the guest: " + ec.message());
+    }
+    const std::string initrd = (work / "initrd.gz").string();
+    std::vector<std::string> pack = {"sh", guest_scripts_dir() + "/make-initramfs.sh", initrd, runner_binary(),
+                                     (work / "run").string()};
+    pack.insert(pack.end(), r.tools.begin(), r.tools.end());
+    run_tool(pack, (work / "initramfs.log").string(), "packing the guest's initramfs");
+
+    const std::string console = (fs::path(twin_dir) / "console.txt").string();
+    const std::string results = (work / "results.tgz").string();
+    std::vector<std::string> argv = {qemu, "-M", "q35", "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel"};
+    for (auto& a : qemu_topology_args(g, o.memory_mib)) argv.push_back(a);
+    std::string append = "console=ttyS0 quiet panic=-1 sched_verbose schedstats=enable";
+    if (!o.append.empty()) append += " " + o.append;
+    for (const std::string& a :
+         {std::string("-kernel"), o.kernel.image, std::string("-initrd"), initrd, std::string("-append"), append,
+          std::string("-nodefaults"), std::string("-display"), std::string("none"), std::string("-serial"),
+          "file:" + console, std::string("-serial"), "file:" + results, std::string("-no-reboot")})
+        argv.push_back(a);
+    guest_times t;
+    for (const auto& a : argv) t.qemu_command += (t.qemu_command.empty() ? "" : " ") + shell_quote(a);
+    std::ofstream(fs::path(twin_dir) / "qemu.cmd") << t.qemu_command << "\n";
+
+    log << "twin: booting " << o.kernel.package << " on " << g.num_cpus() << " vCPUs (QEMU TCG)\n";
+    const auto start = clock::now();
+    const pid_t pid = spawn(argv, (work / "qemu.log").string());
+    auto seconds = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+    bool booted = false, running = false, ended = false;
+    int st = 0;
+    std::string failure;
+    for (;;) {
+        const pid_t w = waitpid(pid, &st, WNOHANG);
+        const std::string text = read_text(console);
+        if (!booted && text.find("TWIN: booted") != std::string::npos) {
+            booted = true;
+            t.boot_s = seconds();
+            log << "twin: guest booted in " << static_cast<int>(t.boot_s) << " s\n";
+        }
+        if (!running && text.find("TWIN: run start") != std::string::npos) {
+            running = true;
+            t.run_s = seconds();
+        }
+        if (running && !ended && text.find("TWIN: run end") != std::string::npos) {
+            ended = true;
+            t.run_s = seconds() - t.run_s;
+            log << "twin: guest ran the workloads in " << static_cast<int>(t.run_s) << " s\n";
+        }
+        if (const auto p = text.find("Kernel panic"); p != std::string::npos && failure.empty())
+            failure = "the guest kernel panicked: " + text.substr(p, text.find('\n', p) - p);
+        if (w == pid) break;
+        if (failure.empty() && !booted && seconds() > o.boot_timeout_s)
+            failure = "the guest did not boot within " + std::to_string(o.boot_timeout_s) +
+                      " s (console: " + (last_line(text).empty() ? "nothing" : last_line(text)) + ")";
+        if (failure.empty() && seconds() > o.boot_timeout_s + o.run_timeout_s)
+            failure = "the guest did not finish within " + std::to_string(o.boot_timeout_s + o.run_timeout_s) + " s";
+        if (!failure.empty()) {
+            ::kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    t.total_s = seconds();
+    if (!failure.empty()) throw twin_failure(failure);
+    const std::string text = read_text(console);
+    if (text.find("TWIN: results sent") == std::string::npos) {
+        const std::string q = last_line(read_text((work / "qemu.log").string()));
+        throw twin_failure(std::string("the guest stopped before sending its results (") +
+                           (!q.empty() ? "qemu: " + q : "console: " + last_line(text)) + ")");
+    }
+    run_tool({"tar", "-xzf", results, "-C", twin_dir}, (work / "tar.log").string(),
+             "unpacking the guest's results");
+    fs::remove_all(work);
+    return t;
+}
+
+} // namespace warmsched::twin

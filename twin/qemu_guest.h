@@ -1,0 +1,52 @@
+// Booting the twin's guest: packs the initramfs (twin/guest/make-initramfs.sh) with the run's scripts
+// and tools, starts QEMU with the guest machine's topology and the guest kernel, watches the console for
+// init.sh's "TWIN:" progress lines, and unpacks what the guest sent over its second serial port into
+// the results directory's twin/.
+//
+// Time: QEMU's TCG without instruction counting, multi-threaded (one host thread per vCPU). The guest's
+// clock is the host's, and the guest runs some 20-50x slower than the machine it stands for, so its
+// absolute times are not the platform's; see docs/twin.md for what that means and for why -icount is
+// not used (with more than one vCPU, QEMU 7.2's round-robin icount mode stops the guest's clock at SMP
+// bring-up).
+//
+// Every wait has a timeout: a guest that has not booted in `boot_timeout_s` or not finished in
+// `run_timeout_s` is killed, and run_guest throws twin_failure with one line saying why.
+#pragma once
+
+#include "twin/guest_kernel.h"
+#include "twin/guest_machine.h"
+#include "twin/guest_settings.h"
+
+#include <cstdint>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+namespace warmsched::twin {
+
+// A run of the twin that failed (no QEMU, a guest that did not boot, ...): the run's fault, exit 1.
+struct twin_failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct guest_options {
+    guest_kernel kernel;
+    std::uint64_t memory_mib = 2048;
+    unsigned trace_buffer_kb = 32768; // ftrace ring buffer per CPU
+    unsigned boot_timeout_s = 300;
+    unsigned run_timeout_s = 3600;
+    std::string append; // more kernel command line
+};
+
+struct guest_times {
+    double boot_s = 0;  // wall seconds from QEMU's start to init.sh's "booted"
+    double run_s = 0;   // wall seconds from "run start" to "run end"
+    double total_s = 0; // QEMU's whole life
+    std::string qemu_command;
+};
+
+// `twin_dir` (created) receives the guest's files, console.txt and qemu.cmd. Progress lines go to `log`.
+guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_options& o,
+                      const std::string& twin_dir, std::ostream& log);
+
+} // namespace warmsched::twin

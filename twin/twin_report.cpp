@@ -1,0 +1,168 @@
+// The twin's side-by-side table; see twin_report.h.
+#include "twin/twin_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace warmsched::twin {
+namespace {
+
+const char* idle_name(int t) { return t == lb_idle ? "idle" : t == lb_busy ? "busy" : "newidle"; }
+
+double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+const domain_level_counters* find_level(const schedstat_counters& s, const std::string& name) {
+    for (const auto& l : s.levels)
+        if (l.name == name) return &l;
+    return nullptr;
+}
+
+// CPU-time shares of the workload's tasks (percent of the workload's CPU time), sorted.
+std::vector<double> shares(const trace_counters& t) {
+    const double total = static_cast<double>(t.total().runtime_ns);
+    std::vector<double> v;
+    for (const auto& [pid, c] : t.tasks) v.push_back(pct(static_cast<double>(c.runtime_ns), total));
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+double quantile(const std::vector<double>& v, double q) {
+    if (v.empty()) return 0;
+    return v[static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)))];
+}
+
+} // namespace
+
+std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model) {
+    std::vector<twin_row> rows;
+    auto add = [&](std::string name, double r, double m, row_kind k = row_kind::count) {
+        rows.push_back({std::move(name), r, m, k});
+    };
+    const task_counters rt = real.trace.total(), mt = model.trace.total();
+    auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+    add("workload tasks", d(real.trace.tasks.size()), d(model.trace.tasks.size()));
+    add("context switches", d(rt.nvcsw + rt.nivcsw), d(mt.nvcsw + mt.nivcsw));
+    add("  voluntary", d(rt.nvcsw), d(mt.nvcsw));
+    add("  involuntary", d(rt.nivcsw), d(mt.nivcsw));
+    add("  involuntary share %", pct(d(rt.nivcsw), d(rt.nvcsw + rt.nivcsw)), pct(d(mt.nivcsw), d(mt.nvcsw + mt.nivcsw)),
+        row_kind::share);
+    add("migrations", d(rt.migrations), d(mt.migrations));
+    add("wakeups", d(rt.wakeups), d(mt.wakeups));
+    add("  onto another CPU than the waker's", d(rt.wakeups_remote), d(mt.wakeups_remote));
+    add("  remote share %", pct(d(rt.wakeups_remote), d(rt.wakeups)), pct(d(mt.wakeups_remote), d(mt.wakeups)),
+        row_kind::share);
+    add("schedstat ttwu_count (all tasks)", d(real.sched.ttwu_count), d(model.sched.ttwu_count));
+    add("schedstat ttwu_local", d(real.sched.ttwu_local), d(model.sched.ttwu_local));
+    add("schedstat sched_count", d(real.sched.sched_count), d(model.sched.sched_count));
+    // Levels: the union of both sides' names, in the real kernel's order, then the model's extra ones.
+    std::vector<std::string> names;
+    for (const auto& l : real.sched.levels) names.push_back(l.name);
+    for (const auto& l : model.sched.levels)
+        if (std::find(names.begin(), names.end(), l.name) == names.end()) names.push_back(l.name);
+    const domain_level_counters none;
+    for (const auto& n : names) {
+        const auto* r = find_level(real.sched, n);
+        const auto* m = find_level(model.sched, n);
+        if (!r) r = &none;
+        if (!m) m = &none;
+        add(n + " ttwu_wake_remote", d(r->ttwu_wake_remote), d(m->ttwu_wake_remote));
+        add(n + " ttwu_move_affine", d(r->ttwu_move_affine), d(m->ttwu_move_affine));
+        for (int t : {lb_idle, lb_busy, lb_newidle}) {
+            add(n + " load_balance " + idle_name(t) + " runs", d(r->lb_count[t]), d(m->lb_count[t]));
+            add(n + " load_balance " + idle_name(t) + " tasks pulled", d(r->lb_gained[t]), d(m->lb_gained[t]));
+        }
+        add(n + " active balance pushes", d(r->alb_pushed), d(m->alb_pushed));
+    }
+    add("workload CPU time s", d(rt.runtime_ns) / 1e9, d(mt.runtime_ns) / 1e9, row_kind::time);
+    const auto rs = shares(real.trace), ms = shares(model.trace);
+    if (rs.size() <= 8 && rs.size() == ms.size()) {
+        // Few tasks: each one, in pid order (both sides fork in the same order).
+        std::vector<std::pair<long, const task_counters*>> rv, mv;
+        for (const auto& [p, c] : real.trace.tasks) rv.emplace_back(p, &c);
+        for (const auto& [p, c] : model.trace.tasks) mv.emplace_back(p, &c);
+        for (std::size_t i = 0; i < rv.size(); ++i)
+            add("CPU-time share % task " + std::to_string(i) + " (" + rv[i].second->comm + ")",
+                pct(d(rv[i].second->runtime_ns), d(rt.runtime_ns)), pct(d(mv[i].second->runtime_ns), d(mt.runtime_ns)),
+                row_kind::share);
+    } else {
+        add("CPU-time share % per task: min", quantile(rs, 0), quantile(ms, 0), row_kind::share);
+        add("CPU-time share % per task: median", quantile(rs, 0.5), quantile(ms, 0.5), row_kind::share);
+        add("CPU-time share % per task: max", quantile(rs, 1), quantile(ms, 1), row_kind::share);
+    }
+    const auto rh = find_headline(real.tool_output), mh = find_headline(model.tool_output);
+    if (rh && mh && rh->name == mh->name) add(rh->name, rh->value, mh->value, rh->kind);
+    return rows;
+}
+
+std::optional<headline> find_headline(const std::string& text) {
+    std::smatch m;
+    double max_lat = -1;
+    const std::regex cyc(R"(T:\s*\d+ \(\s*\d+\) P:\s*\d+ I:\s*\d+ C:\s*\d+ Min:\s*\d+ Act:\s*\d+ Avg:\s*\d+ Max:\s*(\d+))");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), cyc); it != std::sregex_iterator(); ++it)
+        max_lat = std::max(max_lat, std::stod((*it)[1]));
+    if (max_lat >= 0) return headline{"cyclictest max latency us", max_lat, row_kind::time};
+    if (std::regex_search(text, m, std::regex(R"(([0-9.]+) usecs/op)")))
+        return headline{"perf bench sched pipe usecs/op", std::stod(m[1]), row_kind::time};
+    if (std::regex_search(text, m, std::regex(R"(Total time: ([0-9.]+) \[sec\])")))
+        return headline{"perf bench Total time s", std::stod(m[1]), row_kind::time};
+    if (std::regex_search(text, m, std::regex(R"((?:^|\n)Time: ([0-9.]+))")))
+        return headline{"hackbench Time s", std::stod(m[1]), row_kind::time};
+    if (std::regex_search(text, m, std::regex(R"(Throughput ([0-9.]+) MB/sec)")))
+        return headline{"tbench Throughput MB/s", std::stod(m[1]), row_kind::time};
+    if (std::regex_search(text, m, std::regex(R"(IOPS=([0-9.]+)(k?))")))
+        return headline{"fio IOPS", std::stod(m[1]) * (m[2] == "k" ? 1000 : 1), row_kind::time};
+    return std::nullopt;
+}
+
+void print_rows(std::ostream& out, const std::vector<twin_row>& rows) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-46s %14s %14s %12s\n", "", "real", "model", "model/real");
+    out << buf;
+    for (const auto& r : rows) {
+        std::string cmp;
+        char c[64];
+        if (r.kind == row_kind::share) {
+            std::snprintf(c, sizeof c, "%+.1f pts", r.model - r.real);
+            cmp = c;
+        } else if (r.real > 0) {
+            std::snprintf(c, sizeof c, "%.2f%s", r.model / r.real, r.kind == row_kind::time ? " (time)" : "");
+            cmp = c;
+        } else {
+            cmp = r.model > 0 ? "(real 0)" : "-";
+        }
+        auto num = [&](double v) {
+            char b[32];
+            if (r.kind == row_kind::count) std::snprintf(b, sizeof b, "%.0f", v);
+            else
+                std::snprintf(b, sizeof b, "%.3f", v);
+            return std::string(b);
+        };
+        std::snprintf(buf, sizeof buf, "%-46s %14s %14s %12s\n", r.name.c_str(), num(r.real).c_str(),
+                      num(r.model).c_str(), cmp.c_str());
+        out << buf;
+    }
+}
+
+void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
+                     const std::vector<std::string>& notes) {
+    nlohmann::json j;
+    j["rows"] = nlohmann::json::array();
+    for (const auto& r : rows) {
+        nlohmann::json x{{"name", r.name}, {"real", r.real}, {"model", r.model},
+                         {"kind", r.kind == row_kind::count ? "count" : r.kind == row_kind::share ? "share" : "time"}};
+        if (r.kind == row_kind::share) x["difference"] = r.model - r.real;
+        else if (r.real > 0)
+            x["ratio"] = r.model / r.real;
+        j["rows"].push_back(x);
+    }
+    j["notes"] = notes;
+    std::ofstream(path) << j.dump(2) << "\n";
+}
+
+} // namespace warmsched::twin

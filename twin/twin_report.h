@@ -1,0 +1,52 @@
+// The side-by-side table of `warmsched twin`: the same counters of the model and of the real kernel in
+// the guest, each row "real | model | model/real". Counts show the ratio; shares (percent) show the
+// difference in points; times are printed but marked: the guest runs under TCG some 20-50x slower than
+// the platform, so its seconds are not the platform's (docs/twin.md).
+//
+// Rows: context switches (voluntary, involuntary, the involuntary share), migrations, wakeups (and those
+// onto another CPU than the waker's), ttwu_count / ttwu_local, ttwu_wake_remote and ttwu_move_affine per
+// domain level, load-balance runs and tasks pulled per level and idle type, active balance pushes,
+// per-task CPU-time shares, and the tool's headline figure.
+#pragma once
+
+#include "twin/kernel_counters.h"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace warmsched::twin {
+
+enum class row_kind { count, share, time };
+
+struct twin_row {
+    std::string name;
+    double real = 0, model = 0;
+    row_kind kind = row_kind::count;
+};
+
+// One side of the comparison.
+struct side_counters {
+    schedstat_counters sched; // end - start
+    trace_counters trace;
+    std::string tool_output;  // what the workloads printed
+};
+
+std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model);
+
+// The workload's headline figure from its output: hackbench/perf bench messaging "Time", perf bench
+// sched pipe "usecs/op", cyclictest's largest "Max", fio's read/write bandwidth, tbench "Throughput".
+struct headline {
+    std::string name;
+    double value = 0;
+    row_kind kind = row_kind::time;
+};
+std::optional<headline> find_headline(const std::string& tool_output);
+
+void print_rows(std::ostream& out, const std::vector<twin_row>& rows);
+// comparison.json: {"rows": [{"name", "real", "model", "kind", "ratio"|"difference"}], "notes": [...]}
+void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
+                     const std::vector<std::string>& notes);
+
+} // namespace warmsched::twin

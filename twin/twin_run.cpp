@@ -1,0 +1,256 @@
+// `warmsched twin`; see twin_run.h.
+#include "twin/twin_run.h"
+
+#include "platforms/config/config_error.h"
+#include "twin/domain_check.h"
+#include "twin/guest_kernel.h"
+#include "twin/guest_machine.h"
+#include "twin/guest_settings.h"
+#include "twin/kernel_counters.h"
+#include "twin/qemu_guest.h"
+#include "twin/twin_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace warmsched::twin {
+namespace {
+
+std::string read_file(const fs::path& p) {
+    std::ifstream f(p);
+    if (!f) throw twin_failure("missing " + p.string());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string read_if(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// "ctxt N" of /proc/stat.
+std::uint64_t ctxt(const std::string& stat) {
+    std::istringstream in(stat);
+    std::string k;
+    std::uint64_t v = 0;
+    while (in >> k)
+        if (k == "ctxt" && in >> v) return v;
+    return 0;
+}
+
+schedstat_counters guest_schedstat(const fs::path& dir) {
+    // Version 15 and 16 lines carry no level names: take them from debugfs (domains.txt).
+    std::map<std::pair<unsigned, unsigned>, std::string> names;
+    std::istringstream dom(read_file(dir / "domains.txt"));
+    std::string line;
+    while (std::getline(dom, line)) {
+        std::istringstream ls(line);
+        unsigned cpu = 0, index = 0;
+        std::string name;
+        if (ls >> cpu >> index >> name) names[{cpu, index}] = name;
+    }
+    auto level_name = [&](unsigned cpu, unsigned index) {
+        const auto it = names.find({cpu, index});
+        return it == names.end() ? "domain" + std::to_string(index) : it->second;
+    };
+    try {
+        return schedstat_delta(parse_schedstat(read_file(dir / "schedstat.end"), level_name),
+                               parse_schedstat(read_file(dir / "schedstat.start"), level_name));
+    } catch (const std::runtime_error& e) {
+        throw twin_failure("the guest's /proc/schedstat: " + std::string(e.what()));
+    }
+}
+
+// The model's output up to its run summary: what the tools printed.
+std::string tool_part(const std::string& model_output) {
+    const auto p = model_output.find("\n--- warmsched:");
+    return p == std::string::npos ? model_output : model_output.substr(0, p + 1);
+}
+
+// setup.log lines "feature NAME absent" / "sysctl NAME absent", and features the run changed.
+void settings_notes(const fs::path& dir, std::vector<std::string>& notes) {
+    std::istringstream log(read_if(dir / "setup.log"));
+    std::string kind, name, value, absent_features, absent_sysctls;
+    std::string line;
+    while (std::getline(log, line)) {
+        std::istringstream ls(line);
+        if (!(ls >> kind >> name >> value)) continue;
+        if (value != "absent") continue;
+        (kind == "feature" ? absent_features : absent_sysctls) += " " + name;
+    }
+    if (!absent_features.empty())
+        notes.push_back("model features the guest kernel does not have (it runs without them):" + absent_features);
+    if (!absent_sysctls.empty()) notes.push_back("model tunables the guest kernel does not have:" + absent_sysctls);
+    auto features = [&](const fs::path& p) {
+        std::istringstream in(read_if(p));
+        std::string l;
+        while (std::getline(in, l))
+            if (l.rfind("features ", 0) == 0) {
+                std::istringstream ws(l.substr(9));
+                std::vector<std::string> v;
+                std::string w;
+                while (ws >> w) v.push_back(w);
+                return v;
+            }
+        return std::vector<std::string>{};
+    };
+    const auto before = features(dir / "sched_debug_before.txt"), after = features(dir / "sched_debug.txt");
+    std::string changed;
+    for (const auto& f : after)
+        if (std::find(before.begin(), before.end(), f) == before.end()) changed += " " + f;
+    if (!changed.empty()) notes.push_back("guest features set to the model's values (guest default differs):" + changed);
+}
+
+} // namespace
+
+int run_twin(const twin_settings& s, std::ostream& out) {
+    // The machine: the platform with the user's overrides, scaled to --max-vcpus; the model runs the same.
+    std::vector<std::string> overrides = s.overrides;
+    sim::experiment first = sim::read_experiment(s.experiment_file, overrides, s.command);
+    const scaling sc = scale_overrides(first.platform, s.max_vcpus);
+    for (const auto& o : sc.overrides) overrides.push_back("platform." + o);
+    overrides.push_back("trace.enabled=true");
+    overrides.push_back("trace.formats=ftrace");
+    sim::experiment e = sim::read_experiment(s.experiment_file, overrides, s.command);
+    const guest_machine g = make_guest_machine(e.platform);
+    guest_options o;
+    o.kernel = find_guest_kernel(s.guest_kernel, e.kernel.kernel);
+    o.memory_mib = std::max<std::uint64_t>(s.memory_mib, 512 * g.node_cpus.size());
+    o.boot_timeout_s = s.boot_timeout_s;
+    o.run_timeout_s = s.run_timeout_s;
+    o.trace_buffer_kb = s.trace_buffer_kb;
+    o.append = s.append;
+    if (!s.topology_only && e.workloads.empty())
+        throw config::config_error(config::origin{e.source, 0, 0}, "workloads",
+                                   "the twin runs workloads (give a command after --, or an experiment with "
+                                   "workloads:), not the probes");
+    const std::string dir = s.out_dir.empty() ? sim::default_results_dir() : s.out_dir;
+    const fs::path twin_dir = fs::path(dir) / "twin";
+
+    std::vector<std::string> notes;
+    out << "twin: " << e.platform.name << ", " << g.num_cpus() << " CPUs (-smp sockets=" << g.sockets
+        << ",dies=" << g.dies << ",cores=" << g.cores << ",threads=" << g.threads << ", "
+        << g.node_cpus.size() << " NUMA node" << (g.node_cpus.size() > 1 ? "s" : "") << ")\n";
+    if (!sc.description.empty()) {
+        out << "twin: " << sc.description << " (the model runs the same machine)\n";
+        notes.push_back(sc.description);
+    }
+    for (const auto& d : g.differences) {
+        out << "twin: the guest differs: " << d << "\n";
+        notes.push_back("guest differs: " + d);
+    }
+    out << "twin: guest kernel " << o.kernel.package << "; model "
+        << (e.kernel.kernel == scheduler::kernel_version::cfs_v5_15 ? "CFS (Linux v5.15)" : "EEVDF (Linux v6.12)")
+        << "\n";
+
+    guest_run r;
+    if (s.topology_only)
+        r.start_sh = "true\n";
+    else
+        r = make_guest_run(e, g);
+    notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+    const guest_times times = run_guest(g, r, o, twin_dir.string(), out);
+
+    topology_comparison topo;
+    try {
+        topo = compare_topology(twin_dir.string(), e.platform, g, e.kernel.kernel);
+    } catch (const std::runtime_error& ex) {
+        throw twin_failure(ex.what());
+    }
+    if (s.topology_only) {
+        print_topology_comparison(out, topo);
+        std::ostringstream t;
+        print_topology_comparison(t, topo);
+        std::ofstream(twin_dir / "topology.txt") << t.str();
+        out << "results: " << twin_dir.string() << "\n";
+        return topo.differences.empty() ? 0 : 1;
+    }
+
+    // The model, on the same machine and settings.
+    std::ostringstream model_out;
+    const int rc = sim::run_experiment(e, dir, model_out);
+    out << "\n--- the model\n" << model_out.str();
+    if (rc != 0) return rc;
+
+    side_counters real, model;
+    real.sched = guest_schedstat(twin_dir);
+    std::string guest_tools;
+    std::uint64_t rusage_switches = 0;
+    for (std::size_t i = 0; i < e.workloads.size(); ++i) {
+        const fs::path w = twin_dir / ("w" + std::to_string(i));
+        guest_tools += read_if(w / "stdout");
+        const std::string err = read_if(w / "stderr");
+        const std::string exit_status = read_if(w / "exit");
+        if (exit_status != "0\n" && !e.duration_ns)
+            notes.push_back("guest workload " + std::to_string(i) + " exited with " +
+                            (exit_status.empty() ? std::string("no status") : exit_status.substr(0, exit_status.size() - 1)) +
+                            (err.empty() ? "" : ": " + err.substr(0, err.find('\n'))));
+        std::istringstream ru(read_if(w / "rusage"));
+        std::string k;
+        std::uint64_t v;
+        while (ru >> k >> v)
+            if (k == "nvcsw" || k == "nivcsw") rusage_switches += v;
+    }
+    real.tool_output = guest_tools;
+    try {
+        real.trace = parse_trace((twin_dir / "trace.txt").string(), "twin_runner");
+        model.trace = parse_trace((fs::path(dir) / "trace.txt").string(), "");
+        auto no_names = [](unsigned, unsigned index) { return "domain" + std::to_string(index); };
+        model.sched = schedstat_delta(parse_schedstat(read_file(fs::path(dir) / "schedstat" / "v17-end.txt"), no_names),
+                                      parse_schedstat(read_file(fs::path(dir) / "schedstat" / "v17-start.txt"), no_names));
+    } catch (const std::runtime_error& ex) {
+        throw twin_failure(ex.what());
+    }
+    model.tool_output = tool_part(model_out.str());
+
+    const auto rows = make_rows(real, model);
+    settings_notes(twin_dir, notes);
+    const std::uint64_t ctxt_delta = ctxt(read_if(twin_dir / "stat.end")) - ctxt(read_if(twin_dir / "stat.start"));
+    const task_counters rt = real.trace.total();
+    notes.push_back("guest consistency: /proc/stat ctxt +" + std::to_string(ctxt_delta) + " >= the workload's " +
+                    std::to_string(rt.nvcsw + rt.nivcsw) + " switches in the trace; getrusage of the tools: " +
+                    std::to_string(rusage_switches) + " switches");
+    std::istringstream ts(read_if(twin_dir / "trace_stats.txt"));
+    std::string line;
+    std::uint64_t lost = 0;
+    while (std::getline(ts, line)) {
+        for (const char* key : {"overrun: ", "dropped events: "}) {
+            const auto p = line.find(key);
+            if (p != std::string::npos) lost += std::strtoull(line.c_str() + p + std::strlen(key), nullptr, 10);
+        }
+    }
+    if (lost) notes.push_back("the guest's trace lost " + std::to_string(lost) + " events (raise --trace-buffer-kb)");
+    notes.push_back(topo.differences.empty() ? "sched domains, LLC sharing, NUMA nodes: identical"
+                                             : std::to_string(topo.differences.size()) +
+                                                   " topology differences (twin/topology.txt): " + topo.differences.front());
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "guest wall time: boot %.1f s, workloads %.1f s, QEMU in all %.1f s", times.boot_s,
+                  times.run_s, times.total_s);
+    notes.push_back(buf);
+
+    std::ostringstream table;
+    table << "\n--- twin: the real kernel (" << o.kernel.package << ", QEMU TCG) beside the model\n";
+    if (!guest_tools.empty()) table << "the real tools printed:\n" << guest_tools;
+    print_rows(table, rows);
+    for (const auto& n : notes) table << "note: " << n << "\n";
+    out << table.str();
+    std::ofstream(twin_dir / "comparison.txt") << table.str();
+    write_rows_json((twin_dir / "comparison.json").string(), rows, notes);
+    {
+        std::ostringstream t;
+        print_topology_comparison(t, topo);
+        std::ofstream(twin_dir / "topology.txt") << t.str();
+    }
+    out << "results: " << dir << " (the model's files), " << twin_dir.string()
+        << " (the guest's: schedstat, trace.txt, domains, console.txt, comparison.txt, comparison.json)\n";
+    return 0;
+}
+
+} // namespace warmsched::twin
