@@ -1,7 +1,8 @@
 # warmsched — the two commands a new user needs (see README.md):
 #   make run    install what is missing, build, run the default experiment
 #   make test   install what is missing, build, run the test suite
-# Other targets: make build, make bench, make format, make clean, make deps.
+# Other targets: make build, make bench, make format, make clean, make deps (the Debian packages, and the
+# Debian kernels `warmsched twin` boots).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -11,6 +12,8 @@ CMAKE_FLAGS += -DWARMSCHED_WERROR=ON
 endif
 DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-graph-dev \
                 catch2 libcli11-dev nlohmann-json3-dev gnuplot-nox
+# warmsched twin: QEMU, the guest's initramfs (busybox-static, cpio) and the real tools it runs there.
+TWIN_PACKAGES := qemu-system-x86 busybox-static cpio rt-tests linux-perf fio rt-app dbench
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build deps bench format clean
@@ -26,13 +29,15 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(TWIN_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing; \
 	fi
+	@# The Debian kernels the twin boots, unpacked next to the binary (twin/guest/fetch-kernels.sh).
+	@sh twin/guest/fetch-kernels.sh $(BUILD)/twin/kernels
 
 bench: build
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ./$(BUILD)/bench/cache_throughput zen3-5950x 20

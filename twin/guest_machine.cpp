@@ -98,7 +98,7 @@ scaling scale_overrides(const platform::platform_params& p, unsigned max_cpus) {
         }
     };
     shrink(core, std::min(2u, count[core]));
-    for (std::size_t i = 1; i < core && cpus() > max_cpus; ++i) shrink(i, 1);
+    for (std::size_t i = core; i-- > 1 && cpus() > max_cpus;) shrink(i, 1);
     if (cpus() > max_cpus) shrink(0, 1);
     if (cpus() > max_cpus) shrink(core, 1);
     if (cpus() > max_cpus) threads = 1;
@@ -108,6 +108,37 @@ scaling scale_overrides(const platform::platform_params& p, unsigned max_cpus) {
         if (count[i] != p.levels[i].count) {
             s.description += "->" + std::to_string(count[i]);
             s.overrides.push_back("topology.levels." + std::to_string(i) + ".count=" + std::to_string(count[i]));
+        }
+    }
+    // An explicit NUMA distance table keeps the rows and columns of the nodes that remain: the first
+    // instances of every level, as the cut keeps them.
+    if (!p.numa.distances.empty()) {
+        std::size_t d = 0;
+        while (d < p.levels.size() && p.levels[d].name != p.numa.node_per) ++d;
+        if (d < p.levels.size()) {
+            unsigned nodes = 1;
+            for (std::size_t i = 0; i <= d; ++i) nodes *= count[i];
+            std::vector<unsigned> old_index(nodes);
+            for (unsigned k = 0; k < nodes; ++k) {
+                unsigned rest = k, index = 0, radix = 1;
+                for (std::size_t i = d + 1; i-- > 0;) {
+                    index += (rest % count[i]) * radix;
+                    radix *= p.levels[i].count;
+                    rest /= count[i];
+                }
+                old_index[k] = index;
+            }
+            if (nodes != p.numa.distances.size()) {
+                std::string table = "[";
+                for (unsigned a = 0; a < nodes; ++a) {
+                    table += a ? ",[" : "[";
+                    for (unsigned b = 0; b < nodes; ++b)
+                        table += (b ? "," : "") +
+                                 std::to_string(static_cast<unsigned>(p.numa.distances[old_index[a]][old_index[b]]));
+                    table += "]";
+                }
+                s.overrides.push_back("numa.distances=" + table + "]");
+            }
         }
     }
     s.description += ", threads " + std::to_string(p.threads_per_core);

@@ -35,8 +35,9 @@ struct guest_machine {
 guest_machine make_guest_machine(const platform::platform_params& p);
 
 // The overrides that shrink `p` to at most `max_cpus` CPUs (empty if it fits), and a line saying what was
-// cut. Order: cores per LLC down to 2, then the levels between socket and core outermost first down to 1,
-// then sockets down to 1, then cores to 1, then SMT off.
+// cut. Order: cores per LLC down to 2, then the levels between socket and core innermost first down to 1
+// (so NUMA nodes, the outer levels, stay longest), then sockets down to 1, then cores to 1, then SMT off.
+// The instances kept are the first of each level; an explicit NUMA distance table is cut to their rows.
 struct scaling {
     std::vector<std::string> overrides; // topology.levels.N.count=K, topology.threads_per_core=1
     std::string description;            // "zen3-5950x scaled to 8 of 32 CPUs: ccd 2, core 8->2, ..."

@@ -241,7 +241,12 @@ void apply_override(config_node& root, const std::string& assignment) {
         node = next ? next : &node->set(p, config_node::make_map(where), where);
     }
     const std::string& last = parts.back();
+    // A flow sequence or map ("[[10,12],[12,10]]") replaces the whole value; anything else is a scalar.
     config_node leaf = config_node::make_scalar(value, where);
+    if (!value.empty() && (value.front() == '[' || value.front() == '{')) {
+        config_node parsed = load_yaml_text("value: " + value, "-p " + assignment);
+        leaf = *parsed.find("value");
+    }
     if (node->is_sequence()) {
         bool numeric = std::all_of(last.begin(), last.end(), ::isdigit);
         if (!numeric || std::stoul(last) >= node->items().size())

@@ -72,7 +72,8 @@ config_node load_yaml_file(const std::string& path);
 // Parses YAML text (for tests and embedded defaults); `name` is used in error messages.
 config_node load_yaml_text(const std::string& text, const std::string& name);
 
-// Applies `dotted.key=value` to the tree (creating maps as needed; numeric segments index sequences).
+// Applies `dotted.key=value` to the tree (creating maps as needed; numeric segments index sequences). A
+// value in YAML flow style, "[...]" or "{...}", replaces the key's whole list or map.
 // Throws config_error naming the override when it is malformed or walks through a non-map value.
 void apply_override(config_node& root, const std::string& assignment);
 

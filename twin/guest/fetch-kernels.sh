@@ -14,6 +14,10 @@ fetch() {
     name=$1 meta=$2
     if [ -s "$DIR/$name/vmlinuz" ]; then return 0; fi
     pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+    if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+        apt-get update -q >/dev/null
+        pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+    fi
     if [ -z "$pkg" ]; then
         echo "fetch-kernels: apt knows no package $meta (run apt-get update)" >&2
         exit 1
