@@ -1,5 +1,6 @@
 // Platform description reader and validator; see platform_loader.h.
 #include "platforms/platform_loader.h"
+#include "platforms/time_dilation.h"
 
 #include "platforms/config/config_reader.h"
 #include "platforms/fabric_graph.h"
@@ -335,9 +336,11 @@ platform_params read_platform(const config::config_node& root, config::config_no
     auto disk = r.child("block_device");
     read_block_device(disk, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation
+    const double dilation = r.number("time_dilation", 1.0, 1.0, 1e6); // platforms/time_dilation.h
     r.finish();
     check_consistency(r, p, errors);
     errors.throw_if_any();
+    apply_time_dilation(p, dilation);
     // The fabric must connect every LLC to every memory controller; the graph builder reports it.
     topology t(p);
     fabric_graph g(p, t, root.find("fabric") ? root.find("fabric")->where() : root.where(),

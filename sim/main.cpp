@@ -303,6 +303,10 @@ int sc_main(int argc_all, char* argv_all[]) {
     twin_cmd->add_option("--trace-buffer-kb", ts.trace_buffer_kb, "The guest's ftrace buffer per CPU (default 32768)")
         ->check(CLI::Range(1024u, 1048576u));
     twin_cmd->add_option("--append", ts.append, "More guest kernel command line, e.g. preempt=full");
+    std::string twin_dilate = "auto";
+    twin_cmd->add_option("--dilate", twin_dilate,
+                         "Also run the model slowed K times, as slow as the guest: auto (K = the guest's CPU "
+                         "time for the workload over the model's; the default), off, or K");
     twin_cmd->add_flag("--topology", ts.topology_only,
                        "Only compare the guest's sched domains, LLC sharing and NUMA nodes with the model's "
                        "(exit 1 if they differ)");
@@ -325,6 +329,15 @@ int sc_main(int argc_all, char* argv_all[]) {
             if (ts.experiment_file.empty())
                 ts.experiment_file = platform::configs_dir() + "/experiments/default.yaml";
             ts.command.words = command.words;
+            if (twin_dilate == "auto") ts.dilation = -1;
+            else if (twin_dilate == "off") ts.dilation = 1;
+            else {
+                char* end = nullptr;
+                ts.dilation = std::strtod(twin_dilate.c_str(), &end);
+                if (!end || *end || !(ts.dilation >= 1 && ts.dilation <= 1e6))
+                    throw config::config_error(config::origin{"<command line>", 0, 0}, "--dilate",
+                                               "expected auto, off or a factor from 1 to 1e6, got '" + twin_dilate + "'");
+            }
             ts.overrides = run_overrides_of(twin_platform, twin_kernel, twin_features, twin_sysctls, twin_seed);
             ts.overrides.insert(ts.overrides.end(), twin_overrides.begin(), twin_overrides.end());
             return twin::run_twin(ts, std::cout);

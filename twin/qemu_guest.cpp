@@ -1,9 +1,9 @@
 // Running the twin's QEMU guest; see qemu_guest.h.
 #include "twin/qemu_guest.h"
 
-#include <fcntl.h>
+#include "twin/child_process.h"
+
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +14,6 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 
 namespace warmsched::twin {
@@ -25,23 +23,6 @@ std::string guest_scripts_dir() { return (fs::path(WARMSCHED_SOURCE_DIR) / "twin
 
 std::string runner_binary() { return (fs::path(kernels_dir()).parent_path() / "twin_runner").string(); }
 
-// Starts argv with stdout and stderr to `log_file`; returns the pid.
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log_file) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw twin_failure("cannot start " + argv[0] + ": " + std::strerror(rc));
-    return pid;
-}
-
 std::string read_text(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     std::stringstream ss;
@@ -50,23 +31,22 @@ std::string read_text(const std::string& path) {
 }
 
 std::string last_line(const std::string& text) {
-    std::istringstream in(text);
-    std::string line, last;
-    while (std::getline(in, line)) {
+    std::string last;
+    std::size_t b = 0;
+    while (b < text.size()) {
+        std::size_t e = text.find('\n', b);
+        if (e == std::string::npos) e = text.size();
+        std::string line = text.substr(b, e - b);
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
         if (!line.empty()) last = line;
+        b = e + 1;
     }
     return last;
 }
 
 // Runs argv to completion; throws twin_failure with the log's last line if it fails.
 void run_tool(const std::vector<std::string>& argv, const std::string& log_file, const std::string& what) {
-    const pid_t pid = spawn(argv, log_file);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) throw twin_failure(what + ": waitpid failed");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        throw twin_failure(what + " failed: " + last_line(read_text(log_file)));
+    if (run_to_end(argv, log_file) != 0) throw twin_failure(what + " failed: " + last_line_of(log_file));
 }
 
 bool on_path(const std::string& name) {

@@ -39,10 +39,13 @@ double quantile(const std::vector<double>& v, double q) {
 
 } // namespace
 
-std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model) {
+namespace {
+
+// The rows with real = the first side and model = the second.
+std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& model) {
     std::vector<twin_row> rows;
     auto add = [&](std::string name, double r, double m, row_kind k = row_kind::count) {
-        rows.push_back({std::move(name), r, m, k});
+        rows.push_back({std::move(name), r, m, k, 0});
     };
     const task_counters rt = real.trace.total(), mt = model.trace.total();
     auto d = [](std::uint64_t v) { return static_cast<double>(v); };
@@ -100,6 +103,19 @@ std::vector<twin_row> make_rows(const side_counters& real, const side_counters& 
     return rows;
 }
 
+} // namespace
+
+std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model,
+                                const side_counters* dilated) {
+    std::vector<twin_row> rows = pair_rows(real, model);
+    if (!dilated) return rows;
+    const std::vector<twin_row> d = pair_rows(real, *dilated);
+    for (auto& r : rows)
+        for (const auto& x : d)
+            if (x.name == r.name) r.dilated = x.model;
+    return rows;
+}
+
 std::optional<headline> find_headline(const std::string& text) {
     std::smatch m;
     double max_lat = -1;
@@ -120,38 +136,56 @@ std::optional<headline> find_headline(const std::string& text) {
     return std::nullopt;
 }
 
-void print_rows(std::ostream& out, const std::vector<twin_row>& rows) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%-46s %14s %14s %12s\n", "", "real", "model", "model/real");
+namespace {
+
+std::string compare_cell(const twin_row& r, double model) {
+    char c[64];
+    if (r.kind == row_kind::share) {
+        std::snprintf(c, sizeof c, "%+.1f pts", model - r.real);
+        return c;
+    }
+    if (r.real > 0) {
+        std::snprintf(c, sizeof c, "%.2f%s", model / r.real, r.kind == row_kind::time ? " (t)" : "");
+        return c;
+    }
+    return model > 0 ? "(real 0)" : "-";
+}
+
+std::string number_cell(const twin_row& r, double v) {
+    char b[32];
+    if (r.kind == row_kind::count) std::snprintf(b, sizeof b, "%.0f", v);
+    else
+        std::snprintf(b, sizeof b, "%.3f", v);
+    return b;
+}
+
+} // namespace
+
+void print_rows(std::ostream& out, const std::vector<twin_row>& rows, double dilation) {
+    char buf[320];
+    char dil[32];
+    std::snprintf(dil, sizeof dil, "model x%.0f", dilation);
+    if (dilation > 0)
+        std::snprintf(buf, sizeof buf, "%-44s %12s %12s %11s %12s %11s\n", "", "real", "model", "/real", dil, "/real");
+    else
+        std::snprintf(buf, sizeof buf, "%-44s %12s %12s %11s\n", "", "real", "model", "model/real");
     out << buf;
     for (const auto& r : rows) {
-        std::string cmp;
-        char c[64];
-        if (r.kind == row_kind::share) {
-            std::snprintf(c, sizeof c, "%+.1f pts", r.model - r.real);
-            cmp = c;
-        } else if (r.real > 0) {
-            std::snprintf(c, sizeof c, "%.2f%s", r.model / r.real, r.kind == row_kind::time ? " (time)" : "");
-            cmp = c;
-        } else {
-            cmp = r.model > 0 ? "(real 0)" : "-";
-        }
-        auto num = [&](double v) {
-            char b[32];
-            if (r.kind == row_kind::count) std::snprintf(b, sizeof b, "%.0f", v);
-            else
-                std::snprintf(b, sizeof b, "%.3f", v);
-            return std::string(b);
-        };
-        std::snprintf(buf, sizeof buf, "%-46s %14s %14s %12s\n", r.name.c_str(), num(r.real).c_str(),
-                      num(r.model).c_str(), cmp.c_str());
+        if (dilation > 0)
+            std::snprintf(buf, sizeof buf, "%-44s %12s %12s %11s %12s %11s\n", r.name.c_str(), number_cell(r, r.real).c_str(),
+                          number_cell(r, r.model).c_str(), compare_cell(r, r.model).c_str(),
+                          number_cell(r, r.dilated).c_str(), compare_cell(r, r.dilated).c_str());
+        else
+            std::snprintf(buf, sizeof buf, "%-44s %12s %12s %11s\n", r.name.c_str(), number_cell(r, r.real).c_str(),
+                          number_cell(r, r.model).c_str(), compare_cell(r, r.model).c_str());
         out << buf;
     }
 }
 
-void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
+void write_rows_json(const std::string& path, const std::vector<twin_row>& rows, double dilation,
                      const std::vector<std::string>& notes) {
     nlohmann::json j;
+    j["dilation"] = dilation;
     j["rows"] = nlohmann::json::array();
     for (const auto& r : rows) {
         nlohmann::json x{{"name", r.name}, {"real", r.real}, {"model", r.model},
@@ -159,6 +193,12 @@ void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
         if (r.kind == row_kind::share) x["difference"] = r.model - r.real;
         else if (r.real > 0)
             x["ratio"] = r.model / r.real;
+        if (dilation > 0) {
+            x["dilated"] = r.dilated;
+            if (r.kind == row_kind::share) x["dilated_difference"] = r.dilated - r.real;
+            else if (r.real > 0)
+                x["dilated_ratio"] = r.dilated / r.real;
+        }
         j["rows"].push_back(x);
     }
     j["notes"] = notes;

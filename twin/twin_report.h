@@ -1,7 +1,8 @@
 // The side-by-side table of `warmsched twin`: the same counters of the model and of the real kernel in
-// the guest, each row "real | model | model/real". Counts show the ratio; shares (percent) show the
-// difference in points; times are printed but marked: the guest runs under TCG some 20-50x slower than
-// the platform, so its seconds are not the platform's (docs/twin.md).
+// the guest, each row "real | model | model/real", and the same for the model with time_dilation K (the
+// machine K times slower, as slow as the guest: platforms/time_dilation.h). Counts show the ratio;
+// shares (percent) show the difference in points; times are printed but marked: the guest runs under
+// TCG some 100-300x slower than the platform, so its seconds are not the platform's (docs/twin.md).
 //
 // Rows: context switches (voluntary, involuntary, the involuntary share), migrations, wakeups (and those
 // onto another CPU than the waker's), ttwu_count / ttwu_local, ttwu_wake_remote and ttwu_move_affine per
@@ -24,6 +25,7 @@ struct twin_row {
     std::string name;
     double real = 0, model = 0;
     row_kind kind = row_kind::count;
+    double dilated = 0; // the model with time_dilation (if there is a dilated run)
 };
 
 // One side of the comparison.
@@ -33,7 +35,9 @@ struct side_counters {
     std::string tool_output;  // what the workloads printed
 };
 
-std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model);
+// `dilated`: the model's run with time_dilation, or nullptr.
+std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model,
+                                const side_counters* dilated);
 
 // The workload's headline figure from its output: hackbench/perf bench messaging "Time", perf bench
 // sched pipe "usecs/op", cyclictest's largest "Max", fio's read/write bandwidth, tbench "Throughput".
@@ -44,9 +48,10 @@ struct headline {
 };
 std::optional<headline> find_headline(const std::string& tool_output);
 
-void print_rows(std::ostream& out, const std::vector<twin_row>& rows);
+// `dilation`: the dilated run's factor (0: no dilated column).
+void print_rows(std::ostream& out, const std::vector<twin_row>& rows, double dilation);
 // comparison.json: {"rows": [{"name", "real", "model", "kind", "ratio"|"difference"}], "notes": [...]}
-void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
+void write_rows_json(const std::string& path, const std::vector<twin_row>& rows, double dilation,
                      const std::vector<std::string>& notes);
 
 } // namespace warmsched::twin

@@ -2,6 +2,7 @@
 #include "twin/twin_run.h"
 
 #include "platforms/config/config_error.h"
+#include "twin/child_process.h"
 #include "twin/domain_check.h"
 #include "twin/guest_kernel.h"
 #include "twin/guest_machine.h"
@@ -10,7 +11,10 @@
 #include "twin/qemu_guest.h"
 #include "twin/twin_report.h"
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -173,13 +177,40 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         return topo.differences.empty() ? 0 : 1;
     }
 
-    // The model, on the same machine and settings.
-    std::ostringstream model_out;
-    const int rc = sim::run_experiment(e, dir, model_out);
-    out << "\n--- the model\n" << model_out.str();
-    if (rc != 0) return rc;
+    // The model on the same machine and settings, in child processes (one SystemC design per process):
+    // as it is, into DIR, then slowed down to the guest's speed, into DIR/dilated.
+    std::string model_output;
+    auto run_model = [&](const fs::path& mdir, double k, std::string& output) {
+        std::vector<std::string> argv = {self_exe(), "run", s.experiment_file, "--out", mdir.string()};
+        for (const auto& ov : overrides) argv.insert(argv.end(), {"-p", ov});
+        if (k != 1.0) argv.insert(argv.end(), {"-p", "platform.time_dilation=" + std::to_string(k)});
+        if (!s.command.cgroup.empty()) argv.insert(argv.end(), {"--cgroup", s.command.cgroup});
+        if (!s.command.words.empty()) {
+            argv.push_back("--");
+            argv.insert(argv.end(), s.command.words.begin(), s.command.words.end());
+        }
+        const fs::path log = twin_dir / (k == 1.0 ? "model.log" : "model-dilated.log");
+        const int rc = run_to_end(argv, log.string());
+        output = read_if(log);
+        if (rc != 0) throw twin_failure("the model's run failed (" + log.string() + "): " + last_line_of(log.string()));
+    };
+    auto model_side = [&](const fs::path& mdir, const std::string& output) {
+        side_counters m;
+        try {
+            m.trace = parse_trace((mdir / "trace.txt").string(), "");
+            auto no_names = [](unsigned, unsigned index) { return "domain" + std::to_string(index); };
+            m.sched = schedstat_delta(parse_schedstat(read_file(mdir / "schedstat" / "v17-end.txt"), no_names),
+                                      parse_schedstat(read_file(mdir / "schedstat" / "v17-start.txt"), no_names));
+        } catch (const std::runtime_error& ex) {
+            throw twin_failure(ex.what());
+        }
+        m.tool_output = tool_part(output);
+        return m;
+    };
+    run_model(dir, 1.0, model_output);
+    out << "\n--- the model\n" << model_output;
 
-    side_counters real, model;
+    side_counters real;
     real.sched = guest_schedstat(twin_dir);
     std::string guest_tools;
     std::uint64_t rusage_switches = 0;
@@ -201,16 +232,32 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     real.tool_output = guest_tools;
     try {
         real.trace = parse_trace((twin_dir / "trace.txt").string(), "twin_runner");
-        model.trace = parse_trace((fs::path(dir) / "trace.txt").string(), "");
-        auto no_names = [](unsigned, unsigned index) { return "domain" + std::to_string(index); };
-        model.sched = schedstat_delta(parse_schedstat(read_file(fs::path(dir) / "schedstat" / "v17-end.txt"), no_names),
-                                      parse_schedstat(read_file(fs::path(dir) / "schedstat" / "v17-start.txt"), no_names));
     } catch (const std::runtime_error& ex) {
         throw twin_failure(ex.what());
     }
-    model.tool_output = tool_part(model_out.str());
+    const side_counters model = model_side(dir, model_output);
 
-    const auto rows = make_rows(real, model);
+    // The dilation: given, or the guest's slowdown measured as the workload's CPU time there over the
+    // model's (the same work: the tools do the same operations on both sides).
+    double k = s.dilation;
+    if (k < 0) {
+        const double m = static_cast<double>(model.trace.total().runtime_ns);
+        k = m > 0 ? static_cast<double>(real.trace.total().runtime_ns) / m : 1.0;
+        k = std::max(1.0, std::round(k));
+    }
+    std::optional<side_counters> dilated;
+    if (k > 1.0) {
+        std::string dilated_output;
+        run_model(fs::path(dir) / "dilated", k, dilated_output);
+        dilated = model_side(fs::path(dir) / "dilated", dilated_output);
+        char b[200];
+        std::snprintf(b, sizeof b, "model x%.0f: the platform with time_dilation %.0f (%s), in %s/dilated", k, k,
+                      s.dilation < 0 ? "the guest's CPU time over the model's for the same work" : "--dilate",
+                      dir.c_str());
+        notes.push_back(b);
+    }
+
+    const auto rows = make_rows(real, model, dilated ? &*dilated : nullptr);
     settings_notes(twin_dir, notes);
     const std::uint64_t ctxt_delta = ctxt(read_if(twin_dir / "stat.end")) - ctxt(read_if(twin_dir / "stat.start"));
     const task_counters rt = real.trace.total();
@@ -238,11 +285,11 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     std::ostringstream table;
     table << "\n--- twin: the real kernel (" << o.kernel.package << ", QEMU TCG) beside the model\n";
     if (!guest_tools.empty()) table << "the real tools printed:\n" << guest_tools;
-    print_rows(table, rows);
+    print_rows(table, rows, dilated ? k : 0);
     for (const auto& n : notes) table << "note: " << n << "\n";
     out << table.str();
     std::ofstream(twin_dir / "comparison.txt") << table.str();
-    write_rows_json((twin_dir / "comparison.json").string(), rows, notes);
+    write_rows_json((twin_dir / "comparison.json").string(), rows, dilated ? k : 0, notes);
     {
         std::ostringstream t;
         print_topology_comparison(t, topo);
