@@ -19,6 +19,11 @@ struct guest_kernel {
     std::string name;    // cloud-6.1, ..., or the user's path
     std::string image;   // the bzImage
     std::string package; // "linux-image-6.1.0-57-cloud-amd64 6.1.192-3", or "user's bzImage"
+    // Kernel command line this kernel needs under TCG. 6.12: tsc=unstable. Its sched_clock becomes stable
+    // late in boot, which flips a static key by int3 text patching while the other vCPUs run; under
+    // multi-threaded TCG a vCPU then trapped on the int3 and the guest panicked ("Oops: int3" in
+    // sched_clock_cpu) in 2 of 4 boots on 16 vCPUs here, none in 5 boots with tsc=unstable.
+    std::string append;
 };
 
 // Where fetch-kernels.sh put the kernels: twin/kernels/ next to the warmsched binary.

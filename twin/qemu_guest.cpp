@@ -91,6 +91,7 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     std::vector<std::string> argv = {qemu, "-M", "q35", "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel"};
     for (auto& a : qemu_topology_args(g, o.memory_mib)) argv.push_back(a);
     std::string append = "console=ttyS0 quiet panic=-1 sched_verbose schedstats=enable";
+    if (!o.kernel.append.empty()) append += " " + o.kernel.append;
     if (!o.append.empty()) append += " " + o.append;
     for (const std::string& a :
          {std::string("-kernel"), o.kernel.image, std::string("-initrd"), initrd, std::string("-append"), append,
