@@ -302,6 +302,9 @@ int sc_main(int argc_all, char* argv_all[]) {
         ->check(CLI::Range(10u, 360000u));
     twin_cmd->add_option("--trace-buffer-kb", ts.trace_buffer_kb, "The guest's ftrace buffer per CPU (default 32768)")
         ->check(CLI::Range(1024u, 1048576u));
+    twin_cmd->add_option("--guest-retries", ts.guest_retries,
+                         "Boot again this many times after a guest hang under TCG (default 2)")
+        ->check(CLI::Range(0u, 10u));
     twin_cmd->add_option("--append", ts.append, "More guest kernel command line, e.g. preempt=full");
     std::string twin_dilate = "auto";
     twin_cmd->add_option("--dilate", twin_dilate,

@@ -71,6 +71,11 @@ guest_machine make_guest_machine(const platform::platform_params& p) {
         else
             g.differences.push_back("level '" + level + "' inside the LLC is not visible to the guest");
     }
+    for (unsigned lv = 0; lv < t.num_cache_levels(); ++lv)
+        if (p.caches[lv].name == "l2" && t.cache_group(lv) != "core")
+            g.differences.push_back("the L2 is shared by a '" + t.cache_group(lv) +
+                                    "' here; QEMU's x86 L2 is per core, so a kernel >= 5.16 builds no CLS level "
+                                    "from it in the guest");
     if (!p.numa.distances.empty() || t.num_nodes() > 1)
         g.differences.push_back("NUMA distances given to QEMU as the platform's table (-numa dist)");
     return g;

@@ -106,7 +106,7 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     const auto start = clock::now();
     const pid_t pid = spawn(argv, (work / "qemu.log").string());
     auto seconds = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
-    bool booted = false, running = false, ended = false;
+    bool booted = false, running = false, ended = false, hung = false;
     int st = 0;
     std::string failure;
     for (;;) {
@@ -128,6 +128,16 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
         }
         if (const auto p = text.find("Kernel panic"); p != std::string::npos && failure.empty())
             failure = "the guest kernel panicked: " + text.substr(p, text.find('\n', p) - p);
+        if (failure.empty() && !ended) {
+            unsigned stalls = 0;
+            for (const char* what : {"watchdog: BUG: soft lockup", "self-detected stall on CPU"})
+                for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++stalls;
+            if (stalls >= 3) {
+                hung = true;
+                failure = "the guest hung (" + std::to_string(stalls) +
+                          " soft-lockup and RCU-stall reports on its console: a lost timer interrupt under TCG)";
+            }
+        }
         if (w == pid) break;
         if (failure.empty() && !booted && seconds() > o.boot_timeout_s)
             failure = "the guest did not boot within " + std::to_string(o.boot_timeout_s) +
@@ -142,6 +152,7 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     t.total_s = seconds();
+    if (hung) throw guest_hang(failure);
     if (!failure.empty()) throw twin_failure(failure);
     const std::string text = read_text(console);
     if (text.find("TWIN: results sent") == std::string::npos) {

@@ -28,6 +28,12 @@ namespace warmsched::twin {
 struct twin_failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// A guest that stopped making progress: its console repeats soft-lockup and RCU-stall reports with
+// every CPU idle ("rcu_preempt kthread timer wakeup didn't happen"): multi-threaded TCG lost a timer
+// interrupt. Seen here in about 1 boot of 20 (Linux 6.1, 4 vCPUs, 2 host cores); booting again works.
+struct guest_hang : twin_failure {
+    using twin_failure::twin_failure;
+};
 
 struct guest_options {
     guest_kernel kernel;
@@ -46,6 +52,7 @@ struct guest_times {
 };
 
 // `twin_dir` (created) receives the guest's files, console.txt and qemu.cmd. Progress lines go to `log`.
+// Throws guest_hang for a hung guest (the caller may boot it again), twin_failure for the rest.
 guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_options& o,
                       const std::string& twin_dir, std::ostream& log);
 

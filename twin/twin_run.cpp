@@ -160,7 +160,17 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     else
         r = make_guest_run(e, g);
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
-    const guest_times times = run_guest(g, r, o, twin_dir.string(), out);
+    guest_times times;
+    for (unsigned attempt = 0;; ++attempt) {
+        try {
+            times = run_guest(g, r, o, twin_dir.string(), out);
+            break;
+        } catch (const guest_hang& h) {
+            if (attempt >= s.guest_retries) throw;
+            out << "twin: " << h.what() << "; booting it again\n";
+            notes.push_back(std::string("guest boot ") + std::to_string(attempt + 1) + ": " + h.what() + "; booted again");
+        }
+    }
 
     topology_comparison topo;
     try {

@@ -37,6 +37,7 @@ struct twin_settings {
     unsigned trace_buffer_kb = 32768;
     std::string append; // more guest kernel command line
     bool topology_only = false;
+    unsigned guest_retries = 2; // boots again after a guest hang (qemu_guest.h)
     // The model's second run slowed to the guest's speed (platforms/time_dilation.h): < 0 measures the
     // factor (the guest's CPU time for the workload over the model's), 1 turns the run off.
     double dilation = -1;

@@ -1,0 +1,92 @@
+// Reading /proc/schedstat and ftrace text the same way for the real kernel and the model
+// (twin/kernel_counters.h). The schedstat fixtures are a real Linux 6.1 guest's (hackbench -p -g 1 -l 300
+// on 4 vCPUs); the expected sums were taken from the files with awk in the field order of
+// kernel/sched/stats.c (show_schedstat, version 15).
+#include "twin/kernel_counters.h"
+#include "twin/twin_report.h"
+
+#include "support/file_text.h"
+
+#include <catch2/catch.hpp>
+
+using namespace warmsched;
+
+namespace {
+const std::string data = std::string(WARMSCHED_SOURCE_DIR) + "/tests/twin/data/";
+std::string mc(unsigned, unsigned) { return "MC"; }
+} // namespace
+
+TEST_CASE("a real 6.1 guest's /proc/schedstat (version 15): per-CPU and per-domain sums, and the delta") {
+    const auto end = twin::parse_schedstat(test::file_text(data + "guest-6.1-schedstat.end"), mc);
+    CHECK(end.version == 15);
+    CHECK(end.cpus == 4);
+    CHECK(end.ttwu_count == 46745);
+    CHECK(end.ttwu_local == 15622);
+    REQUIRE(end.levels.size() == 1);
+    CHECK(end.levels[0].name == "MC");
+    CHECK(end.levels[0].ttwu_wake_remote == 31108);
+    CHECK(end.levels[0].ttwu_move_affine == 803);
+    CHECK(end.levels[0].lb_count[twin::lb_busy] == 220);
+    CHECK(end.levels[0].lb_count[twin::lb_newidle] == 140);
+    CHECK(end.levels[0].lb_gained[twin::lb_newidle] == 51);
+    const auto start = twin::parse_schedstat(test::file_text(data + "guest-6.1-schedstat.start"), mc);
+    const auto d = twin::schedstat_delta(end, start);
+    CHECK(d.ttwu_count == 46745 - 1312);
+    CHECK(d.levels[0].ttwu_wake_remote == 31108 - 817);
+    CHECK(d.levels[0].lb_count[twin::lb_idle] == 56);
+    CHECK(d.levels[0].lb_count[twin::lb_busy] == 220 - 12);
+}
+
+TEST_CASE("version 17 names its levels and orders the blocks busy, idle, newly idle with 11 fields each") {
+    // busy: lb_count 5 ... lb_gained 2 (the 8th field); idle: lb_count 7, gained 3; newly idle: 9, 4.
+    const std::string text = "version 17\ntimestamp 1\ncpu0 0 0 10 2 30 20 1000 2000 12\n"
+                             "domain0 SMT 00000003 5 0 1 0 0 0 0 2 0 0 0 7 0 0 0 0 0 0 3 0 0 0 9 0 0 0 0 0 0 4 0 0 0 "
+                             "0 0 0 0 0 0 0 0 0 11 22 33\n";
+    const auto s = twin::parse_schedstat(text, mc);
+    REQUIRE(s.levels.size() == 1);
+    CHECK(s.levels[0].name == "SMT");
+    CHECK(s.ttwu_count == 30);
+    CHECK(s.sched_count == 10);
+    CHECK(s.levels[0].lb_count[twin::lb_busy] == 5);
+    CHECK(s.levels[0].lb_failed[twin::lb_busy] == 1);
+    CHECK(s.levels[0].lb_gained[twin::lb_busy] == 2);
+    CHECK(s.levels[0].lb_count[twin::lb_idle] == 7);
+    CHECK(s.levels[0].lb_gained[twin::lb_idle] == 3);
+    CHECK(s.levels[0].lb_count[twin::lb_newidle] == 9);
+    CHECK(s.levels[0].lb_gained[twin::lb_newidle] == 4);
+    CHECK(s.levels[0].ttwu_wake_remote == 11);
+    CHECK(s.levels[0].ttwu_move_affine == 22);
+    CHECK_THROWS(twin::parse_schedstat("hello\n", mc));
+}
+
+TEST_CASE("the trace: the workload is what twin_runner forked, with its switches, migrations, wakeups and CPU time") {
+    const auto t = twin::parse_trace(data + "trace-guest.txt", "twin_runner");
+    REQUIRE(t.tasks.size() == 2); // 301 (exec'd hackbench) and its child 302; not twin_runner, not kworkers
+    const auto& parent = t.tasks.at(301);
+    const auto& child = t.tasks.at(302);
+    CHECK(parent.nivcsw == 1); // R+ (preempted)
+    CHECK(parent.nvcsw == 1);  // Z (exit)
+    CHECK(child.nvcsw == 1);   // S
+    CHECK(child.nivcsw == 1);  // R (yielded or preempted while runnable)
+    CHECK(child.migrations == 1);
+    CHECK(child.wakeups == 1);
+    CHECK(child.wakeups_remote == 0); // woken on CPU 0 by a waker on CPU 0
+    CHECK(parent.wakeups == 1);
+    CHECK(parent.wakeups_remote == 1); // woken onto CPU 0 from CPU 1
+    // 301 ran 1.000010-1.000500 and 1.000700-1.001000; 302 ran 1.000200-1.000300 and 1.000500-1.000700.
+    CHECK(parent.runtime_ns == 490'000 + 300'000);
+    CHECK(child.runtime_ns == 100'000 + 200'000);
+    const auto all = twin::parse_trace(data + "trace-guest.txt", "");
+    CHECK(all.tasks.count(300) == 1); // the model's convention: every task with a pid
+}
+
+TEST_CASE("headline figures of the tools' output") {
+    CHECK(twin::find_headline("Running in process mode\nTime: 12.008\n")->value == Approx(12.008));
+    CHECK(twin::find_headline("     Total time: 0.009 [sec]\n\n       4.755000 usecs/op\n")->name ==
+          "perf bench sched pipe usecs/op");
+    const auto c = twin::find_headline("T: 0 (  2) P:90 I:1000 C:  10 Min:  2 Act:  2 Avg:  2 Max:  7\n"
+                                       "T: 1 (  3) P:90 I:1500 C:   7 Min:  2 Act:  2 Avg:  2 Max: 41\n");
+    REQUIRE(c);
+    CHECK(c->value == 41);
+    CHECK(!twin::find_headline("nothing here"));
+}
