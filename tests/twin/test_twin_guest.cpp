@@ -102,15 +102,20 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
     REQUIRE(ra.status == 0);
     REQUIRE(rb.status == 0);
     const auto x = real_rows(a), y = real_rows(b);
-    // docs/twin.md "Run-to-run spread": over six runs, the involuntary share stayed within 3.4 points
-    // and the context switches and busy balance runs within 17% and 6% of each other.
-    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 5.0);
+    INFO("involuntary share " << x.at("  involuntary share %") << " / " << y.at("  involuntary share %")
+                              << ", switches " << x.at("context switches") << " / " << y.at("context switches")
+                              << ", busy balance runs " << x.at("MC load_balance busy runs") << " / "
+                              << y.at("MC load_balance busy runs"));
+    // docs/twin.md "Run-to-run spread", eight runs of this command: the involuntary share 32.1-36.9%, the
+    // context switches 44,203-60,624 (x1.37), the busy balance runs 141-174 (x1.23). The bounds leave room
+    // for a busier host: 8 points, x1.5.
+    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 8.0);
     const double cs = x.at("context switches") / y.at("context switches");
-    CHECK(cs > 0.75);
-    CHECK(cs < 1.33);
+    CHECK(cs > 1 / 1.5);
+    CHECK(cs < 1.5);
     const double lb = x.at("MC load_balance busy runs") / y.at("MC load_balance busy runs");
-    CHECK(lb > 0.75);
-    CHECK(lb < 1.33);
+    CHECK(lb > 1 / 1.5);
+    CHECK(lb < 1.5);
     fs::remove_all(a);
     fs::remove_all(b);
 }
