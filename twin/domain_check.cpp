@@ -2,11 +2,13 @@
 #include "twin/domain_check.h"
 
 #include "platforms/fabric_graph.h"
+#include "sim/file_text.h"
 #include "platforms/topology.h"
 #include "scheduler/topology/sched_domain_tree.h"
 #include "scheduler/topology/sd_flags.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -15,11 +17,8 @@ namespace warmsched::twin {
 namespace {
 
 std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error("the guest wrote no " + path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    if (!std::filesystem::is_regular_file(path)) throw std::runtime_error("the guest wrote no " + path);
+    return sim::file_text(path);
 }
 
 std::vector<unsigned> parse_list(const std::string& s) {

@@ -1,6 +1,7 @@
 // Running the twin's QEMU guest; see qemu_guest.h.
 #include "twin/qemu_guest.h"
 
+#include "sim/file_text.h"
 #include "twin/child_process.h"
 
 #include <signal.h>
@@ -22,13 +23,6 @@ namespace {
 std::string guest_scripts_dir() { return (fs::path(WARMSCHED_SOURCE_DIR) / "twin" / "guest").string(); }
 
 std::string runner_binary() { return (fs::path(kernels_dir()).parent_path() / "twin_runner").string(); }
-
-std::string read_text(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 std::string last_line(const std::string& text) {
     std::string last;
@@ -111,7 +105,7 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     std::string failure;
     for (;;) {
         const pid_t w = waitpid(pid, &st, WNOHANG);
-        const std::string text = read_text(console);
+        const std::string text = sim::file_text(console);
         if (!booted && text.find("TWIN: booted") != std::string::npos) {
             booted = true;
             t.boot_s = seconds();
@@ -154,9 +148,9 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     t.total_s = seconds();
     if (hung) throw guest_hang(failure);
     if (!failure.empty()) throw twin_failure(failure);
-    const std::string text = read_text(console);
+    const std::string text = sim::file_text(console);
     if (text.find("TWIN: results sent") == std::string::npos) {
-        const std::string q = last_line(read_text((work / "qemu.log").string()));
+        const std::string q = last_line(sim::file_text((work / "qemu.log").string()));
         throw twin_failure(std::string("the guest stopped before sending its results (") +
                            (!q.empty() ? "qemu: " + q : "console: " + last_line(text)) + ")");
     }

@@ -2,6 +2,7 @@
 #include "twin/twin_run.h"
 
 #include "platforms/config/config_error.h"
+#include "sim/file_text.h"
 #include "twin/child_process.h"
 #include "twin/domain_check.h"
 #include "twin/guest_kernel.h"
@@ -24,20 +25,13 @@ namespace fs = std::filesystem;
 namespace warmsched::twin {
 namespace {
 
+// A file the guest or the model must have written.
 std::string read_file(const fs::path& p) {
-    std::ifstream f(p);
-    if (!f) throw twin_failure("missing " + p.string());
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    if (!fs::is_regular_file(p)) throw twin_failure("missing " + p.string());
+    return sim::file_text(p);
 }
 
-std::string read_if(const fs::path& p) {
-    std::ifstream f(p);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_if(const fs::path& p) { return sim::file_text(p); }
 
 // "ctxt N" of /proc/stat.
 std::uint64_t ctxt(const std::string& stat) {
@@ -138,6 +132,11 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     const std::string dir = s.out_dir.empty() ? sim::default_results_dir() : s.out_dir;
     const fs::path twin_dir = fs::path(dir) / "twin";
 
+    guest_run r; // what the guest runs: checked before anything is booted
+    if (s.topology_only)
+        r.start_sh = "true\n";
+    else
+        r = make_guest_run(e, g);
     std::vector<std::string> notes;
     out << "twin: " << e.platform.name << ", " << g.num_cpus() << " CPUs (-smp sockets=" << g.sockets
         << ",dies=" << g.dies << ",cores=" << g.cores << ",threads=" << g.threads << ", "
@@ -154,11 +153,6 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         << (e.kernel.kernel == scheduler::kernel_version::cfs_v5_15 ? "CFS (Linux v5.15)" : "EEVDF (Linux v6.12)")
         << "\n";
 
-    guest_run r;
-    if (s.topology_only)
-        r.start_sh = "true\n";
-    else
-        r = make_guest_run(e, g);
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
     guest_times times;
     for (unsigned attempt = 0;; ++attempt) {

@@ -119,3 +119,16 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
     fs::remove_all(a);
     fs::remove_all(b);
 }
+
+TEST_CASE("the twin refuses what it cannot run, with one line and status 2, before booting anything") {
+    auto r = test::run_cli("twin -- schbench -m 2 -t 4");
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("schbench has no Debian package") != std::string::npos);
+    r = test::run_cli("twin --guest-kernel no-such-kernel -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--guest-kernel: unknown kernel 'no-such-kernel'") != std::string::npos);
+    r = test::run_cli("twin --dilate fast -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--dilate") != std::string::npos);
+}
