@@ -171,6 +171,7 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
     std::unordered_set<long> workload;     // pids of the workload's tasks
     std::unordered_map<unsigned, std::pair<long, std::uint64_t>> on_cpu; // cpu -> (pid, since)
     std::unordered_map<long, unsigned> waker_cpu;                         // pid -> CPU of its last waking
+    std::unordered_map<long, long> root_of;                               // pid -> its workload root
     const bool all = root_parent_comm.empty();
     auto member = [&](long pid) { return pid > 0 && (all || workload.count(pid)); };
     std::string line;
@@ -217,7 +218,11 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
             if (!all && (workload.count(parent) ||
                          (field(fields, "comm") == root_parent_comm && !workload.count(parent))))
                 workload.insert(child);
-            if (member(child)) tc.tasks[child].comm = std::string(field(fields, "child_comm"));
+            if (member(child)) {
+                const auto r = root_of.find(parent);
+                root_of[child] = !member(parent) ? child : r != root_of.end() ? r->second : parent;
+                tc.tasks[child].comm = std::string(field(fields, "child_comm"));
+            }
         } else if (event == "sched_migrate_task") {
             const long pid = to_long(field(fields, "pid"));
             if (member(pid)) ++tc.tasks[pid].migrations;
@@ -237,6 +242,10 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
     }
     for (const auto& [cpu, run] : on_cpu)
         if (member(run.first)) tc.tasks[run.first].runtime_ns += tc.last_ns - run.second;
+    for (auto& [pid, t] : tc.tasks) {
+        const auto r = root_of.find(pid);
+        t.root = r == root_of.end() ? pid : r->second; // no fork event: a root itself
+    }
     return tc;
 }
 

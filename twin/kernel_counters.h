@@ -44,6 +44,8 @@ schedstat_counters schedstat_delta(const schedstat_counters& end, const schedsta
 
 struct task_counters {
     std::string comm;
+    long root = 0; // the workload root it descends from (twin_runner's child in the guest; a task with
+                   // no fork event in the model)
     std::uint64_t runtime_ns = 0;
     std::uint64_t nvcsw = 0, nivcsw = 0;
     std::uint64_t migrations = 0;

@@ -98,6 +98,18 @@ std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& 
         add("CPU-time share % per task: median", quantile(rs, 0.5), quantile(ms, 0.5), row_kind::share);
         add("CPU-time share % per task: max", quantile(rs, 1), quantile(ms, 1), row_kind::share);
     }
+    // Per workload (with more than one): its tasks' share of the workloads' CPU time.
+    if (real.roots.size() > 1 && real.roots.size() == model.roots.size()) {
+        auto share = [&](const side_counters& side, long root) {
+            std::uint64_t mine = 0;
+            for (const auto& [pid, c] : side.trace.tasks)
+                if (c.root == root) mine += c.runtime_ns;
+            return pct(d(mine), d(side.trace.total().runtime_ns));
+        };
+        for (std::size_t i = 0; i < real.roots.size(); ++i)
+            add("CPU-time share % workload " + (i < real.workload_names.size() ? real.workload_names[i] : std::to_string(i)),
+                share(real, real.roots[i]), share(model, model.roots[i]), row_kind::share);
+    }
     const auto rh = find_headline(real.tool_output), mh = find_headline(model.tool_output);
     if (rh && mh && rh->name == mh->name) add(rh->name, rh->value, mh->value, rh->kind);
     return rows;

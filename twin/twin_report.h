@@ -33,6 +33,8 @@ struct side_counters {
     schedstat_counters sched; // end - start
     trace_counters trace;
     std::string tool_output;  // what the workloads printed
+    std::vector<long> roots;  // each workload's root task, in the experiment's order (empty: unknown)
+    std::vector<std::string> workload_names; // "0 /capped", ... (the real side's are used)
 };
 
 // `dilated`: the model's run with time_dilation, or nullptr.

@@ -209,6 +209,9 @@ int run_twin(const twin_settings& s, std::ostream& out) {
             throw twin_failure(ex.what());
         }
         m.tool_output = tool_part(output);
+        // The model starts the workloads in order, each with a new task: the roots in pid order.
+        for (const auto& [pid, c] : m.trace.tasks)
+            if (c.root == pid && m.roots.size() < e.workloads.size()) m.roots.push_back(pid);
         return m;
     };
     run_model(dir, 1.0, model_output);
@@ -227,6 +230,11 @@ int run_twin(const twin_settings& s, std::ostream& out) {
             notes.push_back("guest workload " + std::to_string(i) + " exited with " +
                             (exit_status.empty() ? std::string("no status") : exit_status.substr(0, exit_status.size() - 1)) +
                             (err.empty() ? "" : ": " + err.substr(0, err.find('\n'))));
+        real.roots.push_back(std::strtol(read_if(w / "pid").c_str(), nullptr, 10));
+        std::string name = std::to_string(i);
+        if (i < e.workload_groups.size() && e.workload_groups[i] != 0)
+            name += " " + e.cgroups.groups[e.workload_groups[i]].path;
+        real.workload_names.push_back(name);
         std::istringstream ru(read_if(w / "rusage"));
         std::string k;
         std::uint64_t v;

@@ -75,9 +75,13 @@ TEST_CASE("the trace: the workload is what twin_runner forked, with its switches
     CHECK(parent.wakeups_remote == 1); // woken onto CPU 0 from CPU 1
     // 301 ran 1.000010-1.000500 and 1.000700-1.001000; 302 ran 1.000200-1.000300 and 1.000500-1.000700.
     CHECK(parent.runtime_ns == 490'000 + 300'000);
+    CHECK(parent.root == 301); // forked by twin_runner: a workload root
+    CHECK(child.root == 301);
     CHECK(child.runtime_ns == 100'000 + 200'000);
     const auto all = twin::parse_trace(data + "trace-guest.txt", "");
     CHECK(all.tasks.count(300) == 1); // the model's convention: every task with a pid
+    CHECK(all.tasks.at(300).root == 300); // no fork event: a root
+    CHECK(all.tasks.at(302).root == 300);
 }
 
 TEST_CASE("headline figures of the tools' output") {

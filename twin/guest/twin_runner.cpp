@@ -11,6 +11,7 @@
 //   tasks/<pid>/    /proc/<pid>/{sched,schedstat,status} of every task of the process group still there at
 //                   the end, read before it is reaped (the command itself through waitid WNOWAIT)
 //   exit            the exit status (or "signal N")
+//   pid             the command's pid (the root of its tasks in the trace)
 // What it leaves out: tasks of the command that were reaped earlier (hackbench's children) have no
 // tasks/ entry; their switches are in rusage, and everything else about them is in the ftrace trace.
 #include <dirent.h>
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
         die(std::string("cannot run ") + argv[i + 1]);
     }
     setpgid(child, child);
+    write_file(out + "/pid", std::to_string(child) + "\n");
 
     siginfo_t info{};
     bool snapshot_taken = false;
