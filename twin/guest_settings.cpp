@@ -117,7 +117,8 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
                     r.inputs.emplace_back(w[k], base);
                     w[k] = "/twin/files/" + base;
                 }
-            r.notes.push_back("rt-app in the guest is Debian's rt-app 1.0, older than the rt-app the model reads");
+            const std::string note = "rt-app in the guest is Debian's rt-app 1.0, older than the rt-app the model reads";
+            if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(note);
         } else if (name == "tbench") {
             add_tool(r, "tbench");
             add_tool(r, "tbench_srv");

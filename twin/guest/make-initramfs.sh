@@ -48,4 +48,9 @@ for tool in "$@"; do
     [ -n "$path" ] || { echo "make-initramfs: $tool is not installed (make deps installs the twin's tools)" >&2; exit 1; }
     copy_with_libs "$path" /usr/bin/"$tool"
 done
+# glibc loads libgcc_s at run time for pthread_exit and pthread_cancel (ldd does not list it): rt-app's
+# threads abort at exit without it ("libgcc_s.so.1 must be installed for pthread_exit to work").
+for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+    [ -e "$lib" ] && [ ! -e "$ROOT$lib" ] && mkdir -p "$ROOT$(dirname "$lib")" && cp -L "$lib" "$ROOT$lib"
+done
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT"
