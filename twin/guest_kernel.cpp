@@ -38,6 +38,7 @@ guest_kernel find_guest_kernel(const std::string& choice, scheduler::kernel_vers
         std::ifstream pk(dir / "package");
         std::getline(pk, g.package);
         if (g.name == "cloud-6.12") g.append = "tsc=unstable";
+        if (g.name == "rt-6.1") g.append = "noirqdebug";
         return g;
     }
     if (choice.find('/') == std::string::npos && !fs::exists(choice))

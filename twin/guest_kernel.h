@@ -22,7 +22,10 @@ struct guest_kernel {
     // Kernel command line this kernel needs under TCG. 6.12: tsc=unstable. Its sched_clock becomes stable
     // late in boot, which flips a static key by int3 text patching while the other vCPUs run; under
     // multi-threaded TCG a vCPU then trapped on the int3 and the guest panicked ("Oops: int3" in
-    // sched_clock_cpu) in 2 of 4 boots on 16 vCPUs here, none in 5 boots with tsc=unstable.
+    // sched_clock_cpu) in 2 of 4 boots on 16 vCPUs here, none in 5 boots with tsc=unstable. rt-6.1:
+    // noirqdebug. Its threaded 8250 handler let the spurious-IRQ check call the second serial port's IRQ
+    // 3 unhandled ("irq 3: nobody cared ... Disabling IRQ #3") while the results were being sent, which
+    // then crawled (110 KB in 5 minutes).
     std::string append;
 };
 
