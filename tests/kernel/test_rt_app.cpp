@@ -543,7 +543,9 @@ TEST_CASE("rt-app every shipped example runs on zen3-5950x") {
         const auto r = run_cli("run --platform zen3-5950x --out " + out.string() + " -- rt-app " +
                                entry.path().string());
         CHECK(r.status == 0);
-        CHECK_THAT(r.out, Catch::StartsWith("[rt-app] <notice> pLoad = 14ns : calib_cpu 0\n"));
+        // Calibrated on CPU0 as rt-app prints it, or a fixed calibration (hogs.json: 100 ns per loop).
+        CHECK_THAT(r.out, Catch::StartsWith("[rt-app] <notice> pLoad = 14ns : calib_cpu 0\n") ||
+                              Catch::StartsWith("[rt-app] <notice> pLoad = 100ns\n"));
         const auto summary = read_summary(r.out);
         CHECK(!summary.empty());
         for (const auto& [name, s] : summary) {
