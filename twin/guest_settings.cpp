@@ -5,8 +5,8 @@
 #include "scheduler/core/sched_sysctl.h"
 #include "workloads/cli/command_line.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <set>
 
 namespace fs = std::filesystem;
 

@@ -18,15 +18,13 @@ std::vector<std::uint64_t> numbers(std::istringstream& in) {
     return v;
 }
 
-domain_level_counters& level(schedstat_counters& c, const std::string& name, unsigned index) {
+// The level of this name; a new one is appended (cpu0's domain lines come first, bottom-up, so the
+// levels stay bottom-up).
+domain_level_counters& level(schedstat_counters& c, const std::string& name) {
     for (auto& l : c.levels)
         if (l.name == name) return l;
-    domain_level_counters l;
-    l.name = name;
-    // Keep levels bottom-up: a level first seen at a lower index goes before those seen higher up.
-    c.levels.insert(c.levels.begin() + std::min<std::size_t>(index, c.levels.size()), l);
-    for (auto& x : c.levels)
-        if (x.name == name) return x;
+    c.levels.push_back({});
+    c.levels.back().name = name;
     return c.levels.back();
 }
 
@@ -65,7 +63,7 @@ schedstat_counters parse_schedstat(const std::string& text,
             std::string mask;
             ls >> mask;
             const auto v = numbers(ls);
-            domain_level_counters& l = level(c, name, index);
+            domain_level_counters& l = level(c, name);
             const unsigned per = c.version >= 17 ? 11 : 8;
             if (v.size() != 3 * per + 12)
                 throw std::runtime_error("a domain line with " + std::to_string(v.size()) + " fields (version " +

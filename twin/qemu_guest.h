@@ -4,7 +4,7 @@
 // the results directory's twin/.
 //
 // Time: QEMU's TCG without instruction counting, multi-threaded (one host thread per vCPU). The guest's
-// clock is the host's, and the guest runs some 20-50x slower than the machine it stands for, so its
+// clock is the host's, and the guest runs 1.3x (user-space loops) to 300x (hackbench) slower than the machine it stands for, so its
 // absolute times are not the platform's; see docs/twin.md for what that means and for why -icount is
 // not used (with more than one vCPU, QEMU 7.2's round-robin icount mode stops the guest's clock at SMP
 // bring-up).

@@ -2,7 +2,7 @@
 // the guest, each row "real | model | model/real", and the same for the model with time_dilation K (the
 // machine K times slower, as slow as the guest: platforms/time_dilation.h). Counts show the ratio;
 // shares (percent) show the difference in points; times are printed but marked: the guest runs under
-// TCG some 100-300x slower than the platform, so its seconds are not the platform's (docs/twin.md).
+// TCG up to 300x slower than the platform, so its seconds are not the platform's (docs/twin.md).
 //
 // Rows: context switches (voluntary, involuntary, the involuntary share), migrations, wakeups (and those
 // onto another CPU than the waker's), ttwu_count / ttwu_local, ttwu_wake_remote and ttwu_move_affine per

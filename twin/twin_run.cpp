@@ -172,12 +172,11 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     } catch (const std::runtime_error& ex) {
         throw twin_failure(ex.what());
     }
+    std::ostringstream topology_text;
+    print_topology_comparison(topology_text, topo);
+    std::ofstream(twin_dir / "topology.txt") << topology_text.str();
     if (s.topology_only) {
-        print_topology_comparison(out, topo);
-        std::ostringstream t;
-        print_topology_comparison(t, topo);
-        std::ofstream(twin_dir / "topology.txt") << t.str();
-        out << "results: " << twin_dir.string() << "\n";
+        out << topology_text.str() << "results: " << twin_dir.string() << "\n";
         return topo.differences.empty() ? 0 : 1;
     }
 
@@ -302,11 +301,6 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     out << table.str();
     std::ofstream(twin_dir / "comparison.txt") << table.str();
     write_rows_json((twin_dir / "comparison.json").string(), rows, dilated ? k : 0, notes);
-    {
-        std::ostringstream t;
-        print_topology_comparison(t, topo);
-        std::ofstream(twin_dir / "topology.txt") << t.str();
-    }
     out << "results: " << dir << " (the model's files), " << twin_dir.string()
         << " (the guest's: schedstat, trace.txt, domains, console.txt, comparison.txt, comparison.json)\n";
     return 0;
