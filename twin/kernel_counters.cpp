@@ -1,6 +1,7 @@
 // Reading schedstat files and ftrace text; see kernel_counters.h.
 #include "twin/kernel_counters.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -118,17 +119,37 @@ schedstat_counters schedstat_delta(const schedstat_counters& e, const schedstat_
     return d;
 }
 
+namespace {
+
+void add_into(task_counters& t, const task_counters& c) {
+    t.runtime_ns += c.runtime_ns;
+    t.nvcsw += c.nvcsw;
+    t.nivcsw += c.nivcsw;
+    t.nivcsw_wakeup += c.nivcsw_wakeup;
+    t.migrations += c.migrations;
+    t.wakeups += c.wakeups;
+    t.wakeups_remote += c.wakeups_remote;
+    t.wakeups_idle += c.wakeups_idle;
+    t.wakeup_preempts += c.wakeup_preempts;
+}
+
+} // namespace
+
 task_counters trace_counters::total() const {
     task_counters t;
-    for (const auto& [pid, c] : tasks) {
-        t.runtime_ns += c.runtime_ns;
-        t.nvcsw += c.nvcsw;
-        t.nivcsw += c.nivcsw;
-        t.migrations += c.migrations;
-        t.wakeups += c.wakeups;
-        t.wakeups_remote += c.wakeups_remote;
-    }
+    for (const auto& [pid, c] : tasks) add_into(t, c);
     return t;
+}
+
+task_counters trace_counters::total_of(bool rt) const {
+    task_counters t;
+    for (const auto& [pid, c] : tasks)
+        if (c.rt() == rt) add_into(t, c);
+    return t;
+}
+
+bool trace_counters::has_rt() const {
+    return std::any_of(tasks.begin(), tasks.end(), [](const auto& e) { return e.second.rt(); });
 }
 
 namespace {
@@ -170,6 +191,7 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
     std::unordered_map<unsigned, std::pair<long, std::uint64_t>> on_cpu; // cpu -> (pid, since)
     std::unordered_map<long, unsigned> waker_cpu;                         // pid -> CPU of its last waking
     std::unordered_map<long, long> root_of;                               // pid -> its workload root
+    std::unordered_map<unsigned, std::unordered_set<long>> woken_onto;    // cpu -> woken there since its last switch
     const bool all = root_parent_comm.empty();
     auto member = [&](long pid) { return pid > 0 && (all || workload.count(pid)); };
     std::string line;
@@ -199,18 +221,31 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
         ++tc.events;
         if (event == "sched_switch") {
             const long prev = to_long(field(fields, "prev_pid")), next = to_long(field(fields, "next_pid"));
+            const std::string_view state = field(fields, "prev_state");
+            const bool preempted = !state.empty() && state[0] == 'R' && prev > 0;
+            std::unordered_set<long>& woken = woken_onto[cpu];
+            const bool by_wakee = preempted && woken.count(next) > 0;
             if (member(prev)) {
                 auto& t = tc.tasks[prev];
                 const auto it = on_cpu.find(cpu);
                 if (it != on_cpu.end() && it->second.first == prev) t.runtime_ns += ts - it->second.second;
-                const std::string_view state = field(fields, "prev_state");
-                if (!state.empty() && state[0] == 'R') ++t.nivcsw;
-                else
+                if (preempted) {
+                    ++t.nivcsw;
+                    if (by_wakee) ++t.nivcsw_wakeup;
+                } else {
                     ++t.nvcsw;
+                }
                 t.comm = std::string(field(fields, "prev_comm"));
+                t.prio = static_cast<int>(to_long(field(fields, "prev_prio")));
             }
+            woken.clear();
             on_cpu[cpu] = {next, ts};
-            if (member(next)) tc.tasks[next].comm = std::string(field(fields, "next_comm"));
+            if (member(next)) {
+                auto& t = tc.tasks[next];
+                t.comm = std::string(field(fields, "next_comm"));
+                t.prio = static_cast<int>(to_long(field(fields, "next_prio")));
+                if (by_wakee) ++t.wakeup_preempts;
+            }
         } else if (event == "sched_process_fork") {
             const long parent = to_long(field(fields, "pid")), child = to_long(field(fields, "child_pid"));
             if (!all && (workload.count(parent) ||
@@ -229,12 +264,18 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
             if (member(pid)) waker_cpu[pid] = cpu;
         } else if (event == "sched_wakeup") {
             const long pid = to_long(field(fields, "pid"));
+            const long target = to_long(field(fields, "target_cpu"));
+            if (target >= 0) woken_onto[static_cast<unsigned>(target)].insert(pid); // any task's: a kthread preempts too
             if (member(pid)) {
                 auto& t = tc.tasks[pid];
                 ++t.wakeups;
                 const auto w = waker_cpu.find(pid);
-                const long target = to_long(field(fields, "target_cpu"));
                 if (w != waker_cpu.end() && static_cast<long>(w->second) != target) ++t.wakeups_remote;
+                if (target >= 0) {
+                    const auto on = on_cpu.find(static_cast<unsigned>(target));
+                    if (on != on_cpu.end() && on->second.first == 0) ++t.wakeups_idle;
+                }
+                t.prio = static_cast<int>(to_long(field(fields, "prio")));
             }
         }
     }

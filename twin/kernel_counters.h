@@ -50,6 +50,13 @@ struct task_counters {
     std::uint64_t nvcsw = 0, nivcsw = 0;
     std::uint64_t migrations = 0;
     std::uint64_t wakeups = 0, wakeups_remote = 0; // remote: woken onto another CPU than the waker's
+    std::uint64_t wakeups_idle = 0;     // woken onto a CPU that was running its idle task
+    // Involuntary switches of this task whose successor was woken onto the CPU since the CPU's previous
+    // switch (a wakeup preemption); the other involuntary ones are the tick's, a balance's, a higher class's.
+    std::uint64_t nivcsw_wakeup = 0;
+    std::uint64_t wakeup_preempts = 0;  // switched in, just woken, by preempting a running task
+    int prio = 120;                     // the kernel's prio as last traced (below 100: an RT task)
+    bool rt() const { return prio < 100; }
 };
 
 struct trace_counters {
@@ -57,6 +64,9 @@ struct trace_counters {
     std::uint64_t first_ns = 0, last_ns = 0;
     std::uint64_t events = 0;
     task_counters total() const;
+    // The sum over the tasks of one class: RT (prio below 100) or not.
+    task_counters total_of(bool rt) const;
+    bool has_rt() const;
 };
 
 // `root_parent_comm`: a workload root is a task forked by a process of this comm ("twin_runner" in the

@@ -55,11 +55,37 @@ std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& 
     add("  involuntary", d(rt.nivcsw), d(mt.nivcsw));
     add("  involuntary share %", pct(d(rt.nivcsw), d(rt.nvcsw + rt.nivcsw)), pct(d(mt.nivcsw), d(mt.nvcsw + mt.nivcsw)),
         row_kind::share);
+    add("    on wakeup (by a task woken there)", d(rt.nivcsw_wakeup), d(mt.nivcsw_wakeup));
+    add("    other (tick, balance, higher class)", d(rt.nivcsw - rt.nivcsw_wakeup), d(mt.nivcsw - mt.nivcsw_wakeup));
     add("migrations", d(rt.migrations), d(mt.migrations));
     add("wakeups", d(rt.wakeups), d(mt.wakeups));
     add("  onto another CPU than the waker's", d(rt.wakeups_remote), d(mt.wakeups_remote));
     add("  remote share %", pct(d(rt.wakeups_remote), d(rt.wakeups)), pct(d(mt.wakeups_remote), d(mt.wakeups)),
         row_kind::share);
+    add("  onto an idle CPU", d(rt.wakeups_idle), d(mt.wakeups_idle));
+    add("  preempting the task running there", d(rt.wakeup_preempts), d(mt.wakeup_preempts));
+    // RT tasks beside the fair ones (cyclictest beside a load): each class's own counters.
+    if (real.trace.has_rt() || model.trace.has_rt())
+        for (const bool rt_class : {true, false}) {
+            const task_counters r = real.trace.total_of(rt_class), m = model.trace.total_of(rt_class);
+            auto count = [&](const trace_counters& t) {
+                return d(static_cast<std::uint64_t>(std::count_if(t.tasks.begin(), t.tasks.end(), [&](const auto& e) {
+                    return e.second.rt() == rt_class;
+                })));
+            };
+            const std::string c = rt_class ? "RT tasks: " : "fair tasks: ";
+            add(c + "tasks", count(real.trace), count(model.trace));
+            add(c + "switches voluntary", d(r.nvcsw), d(m.nvcsw));
+            add(c + "switches involuntary", d(r.nivcsw), d(m.nivcsw));
+            add(c + "  on wakeup", d(r.nivcsw_wakeup), d(m.nivcsw_wakeup));
+            add(c + "migrations", d(r.migrations), d(m.migrations));
+            add(c + "wakeups", d(r.wakeups), d(m.wakeups));
+            add(c + "  onto another CPU than the waker's", d(r.wakeups_remote), d(m.wakeups_remote));
+            add(c + "  onto an idle CPU", d(r.wakeups_idle), d(m.wakeups_idle));
+            add(c + "  preempting the task running there", d(r.wakeup_preempts), d(m.wakeup_preempts));
+            add(c + "share of the workload's CPU time %", pct(d(r.runtime_ns), d(rt.runtime_ns)),
+                pct(d(m.runtime_ns), d(mt.runtime_ns)), row_kind::share);
+        }
     add("schedstat ttwu_count (all tasks)", d(real.sched.ttwu_count), d(model.sched.ttwu_count));
     add("schedstat ttwu_local", d(real.sched.ttwu_local), d(model.sched.ttwu_local));
     add("schedstat sched_count", d(real.sched.sched_count), d(model.sched.sched_count));

@@ -4,8 +4,9 @@
 // shares (percent) show the difference in points; times are printed but marked: the guest runs under
 // TCG up to 300x slower than the platform, so its seconds are not the platform's (docs/twin.md).
 //
-// Rows: context switches (voluntary, involuntary, the involuntary share), migrations, wakeups (and those
-// onto another CPU than the waker's), ttwu_count / ttwu_local, ttwu_wake_remote and ttwu_move_affine per
+// Rows: context switches (voluntary, involuntary, the involuntary share, and the involuntary ones split
+// into wakeup preemptions and the rest), migrations, wakeups (those onto another CPU than the waker's,
+// onto an idle CPU, and those preempting the running task), the same per class when RT tasks ran, ttwu_count / ttwu_local, ttwu_wake_remote and ttwu_move_affine per
 // domain level, load-balance runs and tasks pulled per level and idle type, active balance pushes,
 // per-task CPU-time shares, and the tool's headline figure.
 #pragma once

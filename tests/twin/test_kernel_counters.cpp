@@ -84,6 +84,37 @@ TEST_CASE("the trace: the workload is what twin_runner forked, with its switches
     CHECK(all.tasks.at(302).root == 300);
 }
 
+TEST_CASE("the trace: involuntary switches split into wakeup preemptions and the rest; RT tasks by prio") {
+    // trace-guest.txt: 301 is preempted (R+) by 302, which was woken onto its CPU just before; 302 is
+    // switched out runnable (R) for 301, which was not woken there: not a wakeup preemption.
+    const auto g = twin::parse_trace(data + "trace-guest.txt", "twin_runner");
+    CHECK(g.tasks.at(301).nivcsw_wakeup == 1);
+    CHECK(g.tasks.at(302).wakeup_preempts == 1);
+    CHECK(g.tasks.at(302).nivcsw == 1);
+    CHECK(g.tasks.at(302).nivcsw_wakeup == 0);
+    CHECK(g.tasks.at(301).wakeup_preempts == 0);
+    CHECK(g.tasks.at(302).wakeups_idle == 0); // woken onto CPU 0 while 301 ran there
+    CHECK_FALSE(g.has_rt());
+
+    const auto t = twin::parse_trace(data + "trace-rt.txt", "");
+    REQUIRE(t.has_rt());
+    const auto& cyc = t.tasks.at(2);
+    const auto& hog = t.tasks.at(3);
+    CHECK(cyc.rt());
+    CHECK_FALSE(hog.rt());
+    CHECK(cyc.wakeups == 2);
+    CHECK(cyc.wakeups_idle == 1);    // onto idle CPU 0
+    CHECK(cyc.wakeup_preempts == 1); // onto CPU 1, preempting the hog
+    CHECK(cyc.migrations == 1);
+    CHECK(hog.nivcsw == 2);
+    CHECK(hog.nivcsw_wakeup == 1); // the RT wakeup; the second is the tick's
+    const auto rt = t.total_of(true), fair = t.total_of(false);
+    CHECK(rt.wakeups == 2);
+    CHECK(rt.runtime_ns == 5'000 + 6'000);
+    CHECK(fair.nivcsw == 2);
+    CHECK(fair.wakeups == 0);
+}
+
 TEST_CASE("headline figures of the tools' output") {
     CHECK(twin::find_headline("Running in process mode\nTime: 12.008\n")->value == Approx(12.008));
     CHECK(twin::find_headline("     Total time: 0.009 [sec]\n\n       4.755000 usecs/op\n")->name ==
