@@ -1,6 +1,9 @@
 // The guest's setup.sh and start.sh; see guest_settings.h.
 #include "twin/guest_settings.h"
 
+#include "twin/guest_build_tree.h"
+#include "workloads/bench/kernbench.h"
+
 #include "platforms/config/config_error.h"
 #include "scheduler/core/sched_sysctl.h"
 #include "workloads/cli/command_line.h"
@@ -15,12 +18,13 @@ namespace warmsched::twin {
 const std::vector<std::string>& guest_tools() {
     static const std::vector<std::string> t = {"hackbench (rt-tests)", "cyclictest (rt-tests)",
                                                "perf bench sched messaging|pipe (linux-perf)", "fio",
-                                               "rt-app", "tbench (dbench)", "taskset (busybox)"};
+                                               "rt-app", "tbench (dbench)", "[time] make -jN (make, gcc: a generated tree)",
+                                               "taskset (busybox)"};
     return t;
 }
 
 const std::vector<std::string>& tools_without_package() {
-    static const std::vector<std::string> t = {"schbench", "massive_intr", "netperf", "kernbench", "make"};
+    static const std::vector<std::string> t = {"schbench", "massive_intr", "netperf", "kernbench"};
     return t;
 }
 
@@ -103,11 +107,30 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
         if (tool >= w.size()) throw config::config_error(config::origin{where, 0, 0}, "command", "no command");
         const std::string& name = w[tool];
         const auto& refused = tools_without_package();
-        if (std::find(refused.begin(), refused.end(), name) != refused.end() || (name == "time" && w.size() > tool + 1 && w[tool + 1] == "make"))
+        if (std::find(refused.begin(), refused.end(), name) != refused.end())
             throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i),
                                        name + " has no Debian package to run in the twin's guest (it runs "
-                                              "hackbench, cyclictest, perf bench, fio, rt-app and tbench)");
-        if (name == "hackbench" || name == "cyclictest" || name == "fio" || name == "perf") {
+                                              "hackbench, cyclictest, perf bench, fio, rt-app, tbench and make)");
+        bool params_used = false;
+        std::string cwd;
+        if (name == "make" || (name == "time" && w.size() > tool + 1 && w[tool + 1] == "make")) {
+            workloads::workload_params p = e.workload_params[i];
+            const auto kp = workloads::kernbench::read_params(p, "make");
+            constexpr unsigned max_guest_objects = 512;
+            if (kp.objects > max_guest_objects)
+                throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i) + ".objects",
+                                           "the twin's guest compiles every object with the real gcc, about 2 s each "
+                                           "under TCG; give at most " + std::to_string(max_guest_objects) +
+                                               " (it is " + std::to_string(kp.objects) + ")");
+            for (const char* t : {"make", "gcc", "as", "cc1"}) add_tool(r, t);
+            cwd = "/twin/build/w" + std::to_string(i);
+            for (auto& [path, text] : build_tree_files(kp.objects))
+                r.files.emplace_back("build/w" + std::to_string(i) + "/" + path, std::move(text));
+            params_used = true;
+            r.notes.push_back("workload " + std::to_string(i) + ": make builds " + std::to_string(kp.objects) +
+                              " generated objects with gcc in the guest; a real job is three processes (gcc, cc1, "
+                              "as), the model's one");
+        } else if (name == "hackbench" || name == "cyclictest" || name == "fio" || name == "perf") {
             add_tool(r, name);
         } else if (name == "rt-app") {
             add_tool(r, "rt-app");
@@ -127,10 +150,12 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i),
                                        "the twin does not know how to run '" + name + "' in its guest");
         }
-        if (!e.workload_params[i].empty())
+        if (!e.workload_params[i].empty() && !params_used)
             r.notes.push_back("workload " + std::to_string(i) +
                               ": the model's workload parameters have no counterpart in the real tool");
-        std::string line = "mkdir -p /out/w" + std::to_string(i) + "; twin_runner /out/w" + std::to_string(i);
+        std::string line = "mkdir -p /out/w" + std::to_string(i) + "; ";
+        if (!cwd.empty()) line += "cd " + cwd + "; ";
+        line += "twin_runner /out/w" + std::to_string(i);
         if (i < e.workload_groups.size() && e.workload_groups[i] != 0)
             line += " --cgroup " + shell_quote(e.cgroups.groups[e.workload_groups[i]].path);
         if (e.duration_ns) line += " --duration-ns " + std::to_string(e.duration_ns);
@@ -138,6 +163,7 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
         for (const auto& word : w) line += " " + shell_quote(word);
         line += " > /out/w" + std::to_string(i) + "/stdout 2> /out/w" + std::to_string(i) + "/stderr &\n";
         line += "P=\"$P $!\"\n";
+        if (!cwd.empty()) line += "cd /\n";
         st += line;
     }
     if (tbench) st = "tbench_srv > /dev/null 2>&1 &\nSRV=$!\nsleep 1\n" + st;

@@ -8,9 +8,10 @@
 // and "sysctl NAME VALUE|absent" lines, which the report turns into notes.
 //
 // Workloads: the command lines the model runs, for the real tools Debian packages (hackbench and
-// cyclictest from rt-tests, perf bench from linux-perf, fio, rt-app, tbench from dbench). A tool without
-// a package is refused. `taskset -c LIST` is rewritten into guest CPU numbers (guest_machine.h); an
-// rt-app JSON file is copied into the guest.
+// cyclictest from rt-tests, perf bench from linux-perf, fio, rt-app, tbench from dbench, `[time] make
+// -jN` with GNU make and gcc building a generated tree of the workload's `objects`: guest_build_tree.h).
+// A tool without a package is refused. `taskset -c LIST` is rewritten into guest CPU numbers
+// (guest_machine.h); an rt-app JSON file is copied into the guest.
 #pragma once
 
 #include "sim/experiment.h"
@@ -25,6 +26,7 @@ struct guest_run {
     std::string setup_sh, start_sh;
     std::vector<std::string> tools;                            // binaries to pack (make-initramfs.sh)
     std::vector<std::pair<std::string, std::string>> inputs;   // host file -> name under /twin/files/
+    std::vector<std::pair<std::string, std::string>> files;    // path under /twin/ -> its content (a build tree)
     std::vector<std::string> notes;                            // what the guest cannot run as the model does
 };
 

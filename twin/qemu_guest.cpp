@@ -74,6 +74,11 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
         fs::copy_file(from, work / "run" / "files" / name, fs::copy_options::overwrite_existing, ec);
         if (ec) throw twin_failure("cannot copy " + from + " into the guest: " + ec.message());
     }
+    for (const auto& [path, text] : r.files) {
+        const fs::path f = work / "run" / path;
+        fs::create_directories(f.parent_path());
+        std::ofstream(f) << text;
+    }
     const std::string initrd = (work / "initrd.gz").string();
     std::vector<std::string> pack = {"sh", guest_scripts_dir() + "/make-initramfs.sh", initrd, runner_binary(),
                                      (work / "run").string()};

@@ -4,8 +4,9 @@
 #   /init           twin/guest/init.sh
 #   /bin/busybox    busybox-static (every other command of the guest is a busybox applet)
 #   /bin/twin_runner  the static helper built with the project (twin/guest/twin_runner.cpp)
-#   /usr/bin/TOOL   each workload tool (hackbench, cyclictest, perf, fio, rt-app, tbench, ...) with the
-#                   shared libraries ldd lists for it, at the same paths
+#   /usr/bin/TOOL   each workload tool (hackbench, cyclictest, perf, fio, rt-app, tbench, make, gcc,
+#                   as, ...) with the shared libraries ldd lists for it, at the same paths; cc1 goes
+#                   where the gcc driver looks for it
 #   /twin/          RUNDIR: the run's setup.sh, start.sh, trace_buffer_kb and input files
 set -eu
 OUT=${1:?usage: make-initramfs.sh OUT RUNNER RUNDIR [TOOL...]}
@@ -44,6 +45,15 @@ copy_with_libs() {
     done
 }
 for tool in "$@"; do
+    case $tool in
+    cc1) # gcc's compiler proper, where the gcc driver looks for it (/usr/lib/gcc/<triplet>/<version>/)
+        path=$(gcc -print-prog-name=cc1 2>/dev/null || true)
+        [ -x "$path" ] || { echo "make-initramfs: no cc1 (install gcc)" >&2; exit 1; }
+        copy_with_libs "$path" "$path"
+        # cc1 includes it in every translation unit (the build's sources include nothing else)
+        mkdir -p "$ROOT"/usr/include && cp /usr/include/stdc-predef.h "$ROOT"/usr/include/
+        continue ;;
+    esac
     path=$(command -v "$tool" || true)
     [ -n "$path" ] || { echo "make-initramfs: $tool is not installed (make deps installs the twin's tools)" >&2; exit 1; }
     copy_with_libs "$path" /usr/bin/"$tool"
