@@ -236,14 +236,14 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
                     ++t.nvcsw;
                 }
                 t.comm = std::string(field(fields, "prev_comm"));
-                t.prio = static_cast<int>(to_long(field(fields, "prev_prio")));
+                t.saw_prio(to_long(field(fields, "prev_prio")));
             }
             woken.clear();
             on_cpu[cpu] = {next, ts};
             if (member(next)) {
                 auto& t = tc.tasks[next];
                 t.comm = std::string(field(fields, "next_comm"));
-                t.prio = static_cast<int>(to_long(field(fields, "next_prio")));
+                t.saw_prio(to_long(field(fields, "next_prio")));
                 if (by_wakee) ++t.wakeup_preempts;
             }
         } else if (event == "sched_process_fork") {
@@ -275,7 +275,7 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
                     const auto on = on_cpu.find(static_cast<unsigned>(target));
                     if (on != on_cpu.end() && on->second.first == 0) ++t.wakeups_idle;
                 }
-                t.prio = static_cast<int>(to_long(field(fields, "prio")));
+                t.saw_prio(to_long(field(fields, "prio")));
             }
         }
     }

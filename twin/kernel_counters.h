@@ -55,8 +55,14 @@ struct task_counters {
     // switch (a wakeup preemption); the other involuntary ones are the tick's, a balance's, a higher class's.
     std::uint64_t nivcsw_wakeup = 0;
     std::uint64_t wakeup_preempts = 0;  // switched in, just woken, by preempting a running task
-    int prio = 120;                     // the kernel's prio as last traced (below 100: an RT task)
-    bool rt() const { return prio < 100; }
+    // Traced prios (a task starts at 120 and is made RT by sched_setscheduler; on PREEMPT_RT lock
+    // owners are boosted for a while): the task is RT if most of its events show a prio below 100.
+    std::uint64_t prio_events = 0, rt_prio_events = 0;
+    void saw_prio(long prio) {
+        ++prio_events;
+        if (prio >= 0 && prio < 100) ++rt_prio_events;
+    }
+    bool rt() const { return 2 * rt_prio_events > prio_events; }
 };
 
 struct trace_counters {

@@ -108,6 +108,17 @@ TEST_CASE("the trace: involuntary switches split into wakeup preemptions and the
     CHECK(cyc.migrations == 1);
     CHECK(hog.nivcsw == 2);
     CHECK(hog.nivcsw_wakeup == 1); // the RT wakeup; the second is the tick's
+    // A task made RT after it started (sched_setscheduler), or boosted for a while (PREEMPT_RT's lock
+    // owners), is classed by most of its traced prios.
+    twin::task_counters c;
+    c.saw_prio(120);
+    c.saw_prio(9);
+    CHECK_FALSE(c.rt());
+    c.saw_prio(9);
+    CHECK(c.rt());
+    twin::task_counters boosted;
+    for (long p : {120, 120, 98, 120}) boosted.saw_prio(p);
+    CHECK_FALSE(boosted.rt());
     const auto rt = t.total_of(true), fair = t.total_of(false);
     CHECK(rt.wakeups == 2);
     CHECK(rt.runtime_ns == 5'000 + 6'000);
