@@ -122,6 +122,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     if (!command.words.empty()) {
         workloads::parse_command_line(command.words, cpus); // the tool's own usage error if it is wrong
         r.consume("workloads");
+        e.workloads_from_command_line = true;
         std::string line;
         for (const auto& w : command.words) line += (line.empty() ? "" : " ") + w;
         const std::string cgroup = command.cgroup == "/" ? "" : command.cgroup;

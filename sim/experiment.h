@@ -28,6 +28,7 @@ struct experiment {
     probe_suite_settings probes;
     scheduler::sched_config kernel;
     std::vector<std::string> workloads;                      // command lines, e.g. "hackbench -p -g 10"
+    bool workloads_from_command_line = false;                // the command after `--` replaced the file's
     std::vector<workloads::workload_params> workload_params; // each one's parameters (same order), as given
     std::vector<scheduler::group_id> workload_groups;        // each one's cgroup (same order; 0: the root)
     // `cgroups:` and `cgroup_generator:` (sim/cgroups/cgroup_config.h); only the root when none is given.

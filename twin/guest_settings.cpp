@@ -97,7 +97,11 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
     st += "# The run's workloads, all at once, as the model starts them; written by warmsched twin.\n";
     bool tbench = false;
     for (std::size_t i = 0; i < e.workloads.size(); ++i) {
-        const std::string where = e.source + ": workloads." + std::to_string(i);
+        // Errors name the experiment file's key, or the command line for a command given after `--`.
+        const bool cli = e.workloads_from_command_line;
+        const config::origin from{cli ? "<command line>" : e.source, 0, 0};
+        const std::string key = cli ? "--" : "workloads." + std::to_string(i);
+        const std::string where = cli ? std::string("<command line>: --") : e.source + ": " + key;
         std::vector<std::string> w = workloads::split_command_line(e.workloads[i]);
         std::size_t tool = 0;
         if (w.size() >= 3 && w[0] == "taskset" && w[1] == "-c") {
@@ -108,7 +112,7 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
         const std::string& name = w[tool];
         const auto& refused = tools_without_package();
         if (std::find(refused.begin(), refused.end(), name) != refused.end())
-            throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i),
+            throw config::config_error(from, key,
                                        name + " has no Debian package to run in the twin's guest (it runs "
                                               "hackbench, cyclictest, perf bench, fio, rt-app, tbench and make)");
         bool params_used = false;
@@ -118,9 +122,10 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             const auto kp = workloads::kernbench::read_params(p, "make");
             constexpr unsigned max_guest_objects = 512;
             if (kp.objects > max_guest_objects)
-                throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i) + ".objects",
-                                           "the twin's guest compiles every object with the real gcc, about 2 s each "
-                                           "under TCG; give at most " + std::to_string(max_guest_objects) +
+                throw config::config_error(from, cli ? std::string("make") : key + ".objects",
+                                           std::string(cli ? "an experiment file's 'objects' sets the tree's size: " : "") +
+                                               "the twin's guest compiles every object with the real gcc, about 2 s "
+                                               "each under TCG; give at most " + std::to_string(max_guest_objects) +
                                                " (it is " + std::to_string(kp.objects) + ")");
             for (const char* t : {"make", "gcc", "as", "cc1"}) add_tool(r, t);
             cwd = "/twin/build/w" + std::to_string(i);
@@ -147,7 +152,7 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             add_tool(r, "tbench_srv");
             tbench = true;
         } else {
-            throw config::config_error(config::origin{e.source, 0, 0}, "workloads." + std::to_string(i),
+            throw config::config_error(from, key,
                                        "the twin does not know how to run '" + name + "' in its guest");
         }
         if (!e.workload_params[i].empty() && !params_used)

@@ -125,6 +125,10 @@ TEST_CASE("the twin refuses what it cannot run, with one line and status 2, befo
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find("schbench has no Debian package") != std::string::npos);
+    CHECK(r.err.find("<command line>: --:") != std::string::npos); // not the default experiment's file
+    r = test::run_cli("twin -- make -j4"); // the model's default tree is too big for the guest
+    CHECK(r.status == 2);
+    CHECK(r.err.find("give at most 512 (it is 2500)") != std::string::npos);
     r = test::run_cli("twin --guest-kernel no-such-kernel -- hackbench");
     CHECK(r.status == 2);
     CHECK(r.err.find("--guest-kernel: unknown kernel 'no-such-kernel'") != std::string::npos);
