@@ -101,7 +101,7 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
         const bool cli = e.workloads_from_command_line;
         const config::origin from{cli ? "<command line>" : e.source, 0, 0};
         const std::string key = cli ? "--" : "workloads." + std::to_string(i);
-        const std::string where = cli ? std::string("<command line>: --") : e.source + ": " + key;
+        const std::string where = from.file + ": " + key;
         std::vector<std::string> w = workloads::split_command_line(e.workloads[i]);
         std::size_t tool = 0;
         if (w.size() >= 3 && w[0] == "taskset" && w[1] == "-c") {

@@ -133,19 +133,21 @@ void add_into(task_counters& t, const task_counters& c) {
     t.wakeup_preempts += c.wakeup_preempts;
 }
 
-} // namespace
-
-task_counters trace_counters::total() const {
+template <class Pred> task_counters sum_if(const std::map<long, task_counters>& tasks, Pred keep) {
     task_counters t;
-    for (const auto& [pid, c] : tasks) add_into(t, c);
+    for (const auto& [pid, c] : tasks)
+        if (keep(c)) add_into(t, c);
     return t;
 }
 
+} // namespace
+
+task_counters trace_counters::total() const {
+    return sum_if(tasks, [](const task_counters&) { return true; });
+}
+
 task_counters trace_counters::total_of(bool rt) const {
-    task_counters t;
-    for (const auto& [pid, c] : tasks)
-        if (c.rt() == rt) add_into(t, c);
-    return t;
+    return sum_if(tasks, [rt](const task_counters& c) { return c.rt() == rt; });
 }
 
 bool trace_counters::has_rt() const {
