@@ -106,11 +106,16 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     const pid_t pid = spawn(argv, (work / "qemu.log").string());
     auto seconds = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
     bool booted = false, running = false, ended = false, hung = false;
+    // The console grows at least every 10 s once the guest's /init runs (its heartbeat, init.sh).
+    constexpr double silence_limit_s = 120;
+    std::size_t console_size = 0;
+    double console_grew_s = 0;
     int st = 0;
     std::string failure;
     for (;;) {
         const pid_t w = waitpid(pid, &st, WNOHANG);
         const std::string text = sim::file_text(console);
+        if (text.size() != console_size) console_size = text.size(), console_grew_s = seconds();
         if (!booted && text.find("TWIN: booted") != std::string::npos) {
             booted = true;
             t.boot_s = seconds();
@@ -135,6 +140,10 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
                 hung = true;
                 failure = "the guest hung (" + std::to_string(stalls) +
                           " soft-lockup and RCU-stall reports on its console: a lost timer interrupt under TCG)";
+            } else if (booted && seconds() - console_grew_s > silence_limit_s) {
+                hung = true;
+                failure = "the guest hung (its console was silent for " + std::to_string(static_cast<int>(silence_limit_s)) +
+                          " s, no heartbeat: a lost timer interrupt under TCG)";
             }
         }
         if (w == pid) break;
