@@ -10,6 +10,9 @@
 #   zen3-5950x:  -- perf bench sched pipe -l 2000
 #   zen3-5950x:  --trace -- hackbench -p -g 4 -l 50
 #   clovertown-e5335-2s:  -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
+#   grouped (zen3-5950x): a 2/2 cgroup tree, each level-1 group limited to 2 CPUs ("2000 1000": both
+#   are throttled in nearly every 1 ms period), hackbench -p -g 1 -l 60 per leaf, under the per-cfs_rq
+#   and (EEVDF) the task-based throttle models
 # Compared: stdout and stderr minus the wall-time line ("... s wall ..."), and the whole results
 # directory (report.txt/json, stats.txt/json, migration_report.json, config.yaml, schedstat/, trace.txt).
 # Path-only differences are normalised: the results directory in the "results:" line, and the source
@@ -67,12 +70,24 @@ run() {
     fi
 }
 
+grouped="$work/grouped.yaml"
+cat > "$grouped" <<'YAML'
+description: ab_root grouped variant
+platform: zen3-5950x
+cgroup_generator:
+  name: g
+  fanout: [2, 2]
+  level_1: {cpu.max: "2000 1000"}
+  leaf_workload: hackbench -p -g 1 -l 60
+YAML
 for k in cfs eevdf; do
     run "default-$k" --kernel "$k" configs/experiments/default.yaml
     run "pipe-$k" --kernel "$k" --platform zen3-5950x -- perf bench sched pipe -l 2000
     run "hackbench-trace-$k" --kernel "$k" --platform zen3-5950x --trace -- hackbench -p -g 4 -l 50
     run "cyclictest-$k" --kernel "$k" --platform clovertown-e5335-2s -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
+    run "grouped-$k" --kernel "$k" "$grouped"
 done
+run "grouped-task-based-eevdf" --kernel eevdf "$grouped" --feature TASK_BASED_THROTTLE=on
 
 if [ $status -eq 0 ]; then
     rm -rf "$work"

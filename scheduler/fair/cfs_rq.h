@@ -1,29 +1,24 @@
 // A fair run queue (struct cfs_rq) as a data structure: the root queue of a CPU or a task group's queue
 // on that CPU (group/group_rq.h). It holds the queued entities other than curr -- tasks and, under
 // cgroups, child groups' entities -- in a tree ordered by their key (CFS: vruntime; EEVDF: virtual
-// deadline), the queue's load and counts (curr included; h_nr_running counts the tasks of the whole
-// subtree), the monotonic min_vruntime, the buddies, EEVDF's running average of vruntime
-// (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the tree), its PELT sums, and for a
-// group queue its contribution to the group's load (tg->load_avg), pending load propagation to its
-// entity and its throttle state. Decisions are made by the fair classes (cfs_class, eevdf_class); this
-// file only keeps the bookkeeping exact.
+// deadline) and augmented with subtree minima (fair/entity_tree.h), the queue's load and counts (curr
+// included; h_nr_running counts the tasks of the whole subtree), the monotonic min_vruntime, the buddies,
+// EEVDF's running average of vruntime (avg_vruntime = sum w*(v - min_vruntime), avg_load = sum w over the
+// tree), its PELT sums, and for a group queue its contribution to the group's load (tg->load_avg), pending
+// load propagation to its entity and its throttle state. Decisions are made by the fair classes (cfs_class,
+// eevdf_class); this file only keeps the bookkeeping exact.
 #pragma once
 
+#include "scheduler/fair/entity_tree.h"
 #include "scheduler/task/task.h"
 
 #include <cstdint>
-#include <set>
 
 namespace warmsched::scheduler {
 
 struct cfs_rq {
     static constexpr std::uint64_t never_updated = ~0ull;
-    struct before {
-        bool operator()(const sched_entity* a, const sched_entity* b) const {
-            return a->key != b->key ? a->key < b->key : a->order < b->order;
-        }
-    };
-    std::set<sched_entity*, before> tree; // queued entities except curr, leftmost first
+    entity_tree tree; // queued entities except curr, leftmost first, with subtree minima
     sched_entity* curr = nullptr;
     sched_entity* next = nullptr; // buddies
     sched_entity* last = nullptr;
@@ -74,18 +69,25 @@ struct cfs_rq {
         avg_vruntime -= static_cast<std::int64_t>(se->weight) * (se->vruntime - min_vruntime);
         avg_load -= se->weight;
     }
-    sched_entity* first() const { return tree.empty() ? nullptr : *tree.begin(); }
+    sched_entity* first() const { return tree.first(); }
     // The entity after `se` in tree order, or nullptr.
-    sched_entity* after(sched_entity* se) const {
-        auto it = tree.upper_bound(se);
-        return it == tree.end() ? nullptr : *it;
-    }
-    // Smallest vruntime in the tree (EEVDF keeps it as the tree's augmented subtree minimum).
+    sched_entity* after(sched_entity* se) const { return tree.after(se); }
+    // Smallest vruntime in the tree (the augmented subtree minimum at its root); false if empty.
     bool tree_min_vruntime(std::int64_t& v) const {
-        bool any = false;
-        for (const sched_entity* se : tree)
-            if (!any || se->vruntime < v) v = se->vruntime, any = true;
-        return any;
+        if (tree.empty()) return false;
+        v = tree.min_vruntime();
+        return true;
+    }
+    // Sets a queued entity's requested slice, keeping the tree's minima exact (the kernel's
+    // min_vruntime_cb_propagate after `se->slice = slice` in enqueue_task_fair); `se` keeps its place.
+    void set_slice(sched_entity* se, std::uint64_t slice) {
+        if (!se->run_node.linked) {
+            se->slice = slice;
+            return;
+        }
+        tree.erase(se);
+        se->slice = slice;
+        tree.insert(se);
     }
     // Moves min_vruntime forward to `v` if later, re-basing avg_vruntime (which is relative to it).
     void advance_min_vruntime(std::int64_t v) {
@@ -102,11 +104,11 @@ struct cfs_rq {
                             : now - throttled_clock_pelt_time;
     }
     // cfs_rq_min_slice (EEVDF): the shortest requested slice of the queued entities, curr included
-    // (the kernel keeps it as the tree's augmented subtree minimum); ~0 when nothing is queued.
+    // (the tree's augmented subtree minimum at its root); ~0 when nothing is queued.
     std::uint64_t min_slice() const {
         std::uint64_t m = ~0ull;
         if (curr && curr->on_rq) m = curr->slice;
-        for (const sched_entity* se : tree) m = se->slice < m ? se->slice : m;
+        if (!tree.empty() && tree.min_slice() < m) m = tree.min_slice();
         return m;
     }
     void clear_buddies(const sched_entity* se) {

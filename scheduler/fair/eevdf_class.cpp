@@ -24,13 +24,17 @@ std::int64_t eevdf_class::avg_vruntime(const cfs_rq& q) {
     return q.min_vruntime + avg;
 }
 
-bool eevdf_class::entity_eligible(const cfs_rq& q, const sched_entity& se) {
+bool eevdf_class::vruntime_eligible(const cfs_rq& q, std::int64_t vruntime) {
     std::int64_t avg = q.avg_vruntime, load = q.avg_load;
     if (q.curr && q.curr->on_rq) {
         avg += (q.curr->vruntime - q.min_vruntime) * static_cast<std::int64_t>(q.curr->weight);
         load += q.curr->weight;
     }
-    return avg >= (se.vruntime - q.min_vruntime) * load;
+    return avg >= (vruntime - q.min_vruntime) * load;
+}
+
+bool eevdf_class::entity_eligible(const cfs_rq& q, const sched_entity& se) {
+    return vruntime_eligible(q, se.vruntime);
 }
 
 void eevdf_class::update_min_vruntime(cfs_rq& q) {
@@ -262,13 +266,8 @@ sched_entity* eevdf_class::pick_eevdf(cfs_rq& q) const {
     if (q.nr_running == 1) return curr && curr->on_rq ? curr : first;
     if (curr && (!curr->on_rq || !entity_eligible(q, *curr))) curr = nullptr;
     if (feat_[feature::RUN_TO_PARITY] && curr && curr->vlag == curr->deadline) return curr;
-    sched_entity* best = nullptr;
-    for (sched_entity* se : q.tree) { // deadline order: the first eligible has the earliest deadline
-        if (entity_eligible(q, *se)) {
-            best = se;
-            break;
-        }
-    }
+    // The heap search: the leftmost (earliest-deadline) entity whose vruntime is eligible.
+    sched_entity* best = q.tree.first_eligible([&](std::int64_t v) { return vruntime_eligible(q, v); });
     if (!best || (curr && curr->deadline < best->deadline)) best = curr;
     return best;
 }

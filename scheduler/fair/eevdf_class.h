@@ -10,9 +10,9 @@
 //   DELAY_DEQUEUE: an ineligible sleeper stays queued until picked (then dequeued, lag clipped to 0
 //                  under DELAY_ZERO) or woken (requeued in place)
 //
-// The kernel keeps the queue in a deadline-ordered tree augmented with subtree-minimum vruntime, to
-// find the earliest eligible deadline in O(log n); this model walks the deadline order, which picks
-// the same entity. Under cgroups each level of the hierarchy is a queue with these rules (fair_class.h);
+// The queue is a deadline-ordered tree augmented with subtree-minimum vruntime and slice, as the
+// kernel's: the earliest eligible deadline, min_vruntime and the shortest slice are found in O(log n)
+// (fair/entity_tree.h). Under cgroups each level of the hierarchy is a queue with these rules (fair_class.h);
 // a group entity requests the shortest slice queued below it, and an ineligible group entity whose
 // queue empties is delayed like a task; bandwidth control in group/cfs_bandwidth.h.
 #pragma once
@@ -40,6 +40,7 @@ public:
     // The decision rules, public for tests and reports.
     static std::int64_t avg_vruntime(const cfs_rq& q);
     static bool entity_eligible(const cfs_rq& q, const sched_entity& se);
+    static bool vruntime_eligible(const cfs_rq& q, std::int64_t vruntime); // is a lag of V - vruntime >= 0
     sched_entity* pick_eevdf(cfs_rq& q) const;
 
 protected:

@@ -146,7 +146,10 @@ bool fair_class::update_levels_above(runqueue& rq, sched_entity* se, int delta, 
         se_update_runnable(*se);
         update_cfs_group(rq, *se);
         if (slice) {
-            if (*slice != ~0ull) se->slice = se->custom_slice = *slice;
+            if (*slice != ~0ull) {
+                q.set_slice(se, *slice);
+                se->custom_slice = *slice;
+            }
             *slice = q.min_slice();
         }
         q.h_nr_running += static_cast<unsigned>(delta);

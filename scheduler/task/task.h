@@ -35,6 +35,16 @@ enum class task_state {
 // null cfs_rq is the root queue of its CPU (cfs_rq_of, core/runqueue.h).
 struct task;
 struct cfs_rq;
+struct sched_entity;
+// An entity's node in its queue's timeline (fair/entity_tree.h), with the subtree minima the tree keeps.
+struct timeline_node {
+    sched_entity* left = nullptr;
+    sched_entity* right = nullptr;
+    std::uint64_t priority = 0;    // treap priority, a hash of sched_entity::order
+    std::int64_t min_vruntime = 0; // smallest vruntime in this subtree
+    std::uint64_t min_slice = 0;   // smallest slice in this subtree
+    bool linked = false;           // in a timeline now
+};
 struct sched_entity {
     task* owner = nullptr;                // the task this entity schedules; nullptr for a group entity
     sched_entity* parent = nullptr;       // group entity one level up on the same CPU; nullptr = root
@@ -58,6 +68,7 @@ struct sched_entity {
     sched_avg avg;                  // PELT
     std::int64_t key = 0;           // position in its cfs_rq's tree (CFS: vruntime; EEVDF: deadline)
     std::uint64_t order = 0;        // tie-break among equal keys: later insertions go right
+    timeline_node run_node;         // its place in the queue's timeline
 };
 
 // Per-task schedstat counters (/proc/<pid>/sched, /proc/<pid>/schedstat).
