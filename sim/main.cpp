@@ -239,6 +239,11 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--repeat", run_repeat,
                     "Run N times with seeds seed..seed+N-1, each into DIR/seed-<s>/ (= -p repeat=N)")
         ->check(CLI::Range(1u, 10000u));
+    std::optional<unsigned> run_jobs;
+    run->add_option("-j,--jobs", run_jobs,
+                    "With --repeat: run up to N seeds at once (default: the host's CPUs); results do not "
+                    "depend on N")
+        ->check(CLI::Range(1u, 4096u));
 
     std::vector<std::string> compare_dirs;
     auto* compare = app.add_subcommand(
@@ -271,24 +276,30 @@ int sc_main(int argc_all, char* argv_all[]) {
     std::string twin_tools_help;
     for (const auto& t : twin::guest_tools()) twin_tools_help += (twin_tools_help.empty() ? "" : ", ") + t;
     std::string twin_refused;
-    for (const auto& t : twin::tools_without_package()) twin_refused += (twin_refused.empty() ? "" : ", ") + t;
+    for (const auto& t : twin::tools_without_package())
+        twin_refused += (twin_refused.empty() ? "" : ", ") + t;
     auto* twin_cmd = app.add_subcommand(
-        "twin", "Run the workload given after -- (or an experiment's workloads) on a real Linux kernel in QEMU with "
-                "the platform's topology, then in the model, and print the two side by side, e.g.: warmsched twin "
-                "--kernel cfs --platform haswell-i7-4790 -- hackbench -p -g 4 -l 300. Guest tools: " +
-                    twin_tools_help + ". Refused (no Debian package): " + twin_refused + ".");
+        "twin",
+        "Run the workload given after -- (or an experiment's workloads) on a real Linux kernel in QEMU with "
+        "the platform's topology, then in the model, and print the two side by side, e.g.: warmsched twin "
+        "--kernel cfs --platform haswell-i7-4790 -- hackbench -p -g 4 -l 300. Guest tools: " +
+            twin_tools_help + ". Refused (no Debian package): " + twin_refused + ".");
     twin_cmd->add_option("experiment", ts.experiment_file, "Experiment YAML file");
     twin_cmd->add_option("--platform", twin_platform, "Shipped platform name or path (= -p platform=P)");
-    twin_cmd->add_option("--kernel", twin_kernel, "Model scheduler: cfs (v5.15; guest cloud-6.1) or eevdf "
-                                                   "(v6.12, the default; guest cloud-6.12)")
+    twin_cmd
+        ->add_option("--kernel", twin_kernel,
+                     "Model scheduler: cfs (v5.15; guest cloud-6.1) or eevdf "
+                     "(v6.12, the default; guest cloud-6.12)")
         ->check(CLI::IsMember({"cfs", "eevdf"}));
-    twin_cmd->add_option("--feature", twin_features, "Scheduler feature flag NAME=on|off, both sides (repeatable)");
+    twin_cmd->add_option("--feature", twin_features,
+                         "Scheduler feature flag NAME=on|off, both sides (repeatable)");
     twin_cmd->add_option("--sysctl", twin_sysctls, "Scheduler tunable name=value, both sides (repeatable)");
     twin_cmd->add_option("--seed", twin_seed, "The model's seed (= -p seed=N)");
     twin_cmd->add_option("--cgroup", ts.command.cgroup, "Start the workload given after -- in this group");
     twin_cmd->add_option("-p,--param", twin_overrides, "Override a key of the model: dotted.key=value");
-    twin_cmd->add_option("--out", ts.out_dir, "Results directory (default: a new dated directory under results/); "
-                                              "the guest's files go to its twin/");
+    twin_cmd->add_option("--out", ts.out_dir,
+                         "Results directory (default: a new dated directory under results/); "
+                         "the guest's files go to its twin/");
     twin_cmd->add_option("--guest-kernel", ts.guest_kernel,
                          "cloud-6.1 (CFS), cloud-6.12 (EEVDF), rt-6.1 (PREEMPT_RT) or a bzImage path "
                          "(default: the one of --kernel)");
@@ -296,14 +307,20 @@ int sc_main(int argc_all, char* argv_all[]) {
         ->check(CLI::Range(1u, 64u));
     twin_cmd->add_option("--guest-memory", ts.memory_mib, "Guest memory in MiB (default 2048)")
         ->check(CLI::Range(256ull, 65536ull));
-    twin_cmd->add_option("--boot-timeout", ts.boot_timeout_s, "Seconds the guest may take to boot (default 300)")
+    twin_cmd
+        ->add_option("--boot-timeout", ts.boot_timeout_s, "Seconds the guest may take to boot (default 300)")
         ->check(CLI::Range(10u, 36000u));
-    twin_cmd->add_option("--timeout", ts.run_timeout_s, "Seconds the workloads may take in the guest (default 3600)")
+    twin_cmd
+        ->add_option("--timeout", ts.run_timeout_s,
+                     "Seconds the workloads may take in the guest (default 3600)")
         ->check(CLI::Range(10u, 360000u));
-    twin_cmd->add_option("--trace-buffer-kb", ts.trace_buffer_kb, "The guest's ftrace buffer per CPU (default 32768)")
+    twin_cmd
+        ->add_option("--trace-buffer-kb", ts.trace_buffer_kb,
+                     "The guest's ftrace buffer per CPU (default 32768)")
         ->check(CLI::Range(1024u, 1048576u));
-    twin_cmd->add_option("--guest-retries", ts.guest_retries,
-                         "Boot again this many times after a guest hang under TCG (default 2)")
+    twin_cmd
+        ->add_option("--guest-retries", ts.guest_retries,
+                     "Boot again this many times after a guest hang under TCG (default 2)")
         ->check(CLI::Range(0u, 10u));
     twin_cmd->add_option("--append", ts.append, "More guest kernel command line, e.g. preempt=full");
     std::string twin_dilate = "auto";
@@ -332,16 +349,20 @@ int sc_main(int argc_all, char* argv_all[]) {
             if (ts.experiment_file.empty())
                 ts.experiment_file = platform::configs_dir() + "/experiments/default.yaml";
             ts.command.words = command.words;
-            if (twin_dilate == "auto") ts.dilation = -1;
-            else if (twin_dilate == "off") ts.dilation = 1;
+            if (twin_dilate == "auto")
+                ts.dilation = -1;
+            else if (twin_dilate == "off")
+                ts.dilation = 1;
             else {
                 char* end = nullptr;
                 ts.dilation = std::strtod(twin_dilate.c_str(), &end);
                 if (!end || *end || !(ts.dilation >= 1 && ts.dilation <= 1e6))
                     throw config::config_error(config::origin{"<command line>", 0, 0}, "--dilate",
-                                               "expected auto, off or a factor from 1 to 1e6, got '" + twin_dilate + "'");
+                                               "expected auto, off or a factor from 1 to 1e6, got '" +
+                                                   twin_dilate + "'");
             }
-            ts.overrides = run_overrides_of(twin_platform, twin_kernel, twin_features, twin_sysctls, twin_seed);
+            ts.overrides =
+                run_overrides_of(twin_platform, twin_kernel, twin_features, twin_sysctls, twin_seed);
             ts.overrides.insert(ts.overrides.end(), twin_overrides.begin(), twin_overrides.end());
             return twin::run_twin(ts, std::cout);
         }
@@ -380,7 +401,8 @@ int sc_main(int argc_all, char* argv_all[]) {
             sim::experiment e = sim::read_experiment(experiment_file, o, command);
             const std::string dir = out_dir.empty() ? sim::default_results_dir() : out_dir;
             if (e.repeat > 1)
-                return sim::run_repeated(experiment_file, o, command, e.seed, e.repeat, dir, std::cout);
+                return sim::run_repeated(experiment_file, o, command, e.seed, e.repeat,
+                                         run_jobs ? *run_jobs : sim::host_cpus(), dir, std::cout);
             return sim::run_experiment(e, dir, std::cout);
         }
     } catch (const config::config_error& e) {

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -121,4 +122,47 @@ TEST_CASE("compare of two repeated runs prints their per-seed means and the chan
     const auto bad = warmsched::test::run_cli("compare " + root.string());
     CHECK(bad.status == 2);
     CHECK(bad.err.find("error: compare: ") == 0);
+}
+
+namespace {
+// Every file under `dir`, by relative path, with its contents.
+std::map<std::string, std::string> tree_of(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& f : fs::recursive_directory_iterator(dir))
+        if (f.is_regular_file()) files[fs::relative(f.path(), dir).string()] = file_text(f.path());
+    return files;
+}
+// stdout without the lines that name the results directory.
+std::string without_paths(const std::string& out) {
+    return std::regex_replace(out, std::regex(R"((^|\n)results: [^\n]*)"), "$1results:");
+}
+} // namespace
+
+TEST_CASE("run --repeat runs its seeds in parallel with -j, with the output and results of one at a time") {
+    const fs::path root = fs::temp_directory_path() / "warmsched-repeat-jobs";
+    fs::remove_all(root);
+    std::map<std::string, warmsched::test::cli_result> runs;
+    for (const char* jobs : {"1", "4"}) {
+        runs[jobs] =
+            warmsched::test::run_cli("run --platform zen3-5950x --repeat 4 -j " + std::string(jobs) +
+                                     " --out " + (root / jobs).string() + " -- hackbench -p -g 2 -l 20");
+        INFO(runs[jobs].err);
+        REQUIRE(runs[jobs].status == 0);
+    }
+    // The same text in seed order (the seed markers, then each run's own output), and byte-identical
+    // results directories: four seeds that differ from each other, and agree between -j 1 and -j 4.
+    CHECK(without_paths(runs["1"].out) == without_paths(runs["4"].out));
+    const auto one = tree_of(root / "1"), four = tree_of(root / "4");
+    REQUIRE(one.size() == four.size());
+    for (const auto& [path, text] : one) {
+        INFO(path);
+        REQUIRE(four.count(path) == 1);
+        CHECK(four.at(path) == text);
+    }
+    CHECK(one.at("seed-1/report.txt") != one.at("seed-2/report.txt"));
+    // A job count of 0 is refused (the exit status of CLI11's refusals is issue 19's).
+    const auto bad = warmsched::test::run_cli("run --repeat 2 -j 0 -- hackbench -p -g 1 -l 1");
+    CHECK(bad.status != 0);
+    CHECK(bad.err.find("--jobs") != std::string::npos);
+    CHECK(bad.out.find("=== seed") == std::string::npos);
 }
