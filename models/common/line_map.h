@@ -1,7 +1,8 @@
 // A hash map from line addresses to small values, for the per-line bookkeeping on the miss path (which
 // cores of an LLC hold a line, which LLCs a directory entry lists). Open addressing with linear probing in
 // one flat power-of-two table, deletion by backward shift (no tombstones): a lookup touches one or two
-// cache lines of the host, where std::unordered_map chases a node pointer per element. (Boost 1.74,
+// cache lines of the host, where std::unordered_map chases a node pointer per element. Consecutive keys
+// take adjacent slots (see slot()). (Boost 1.74,
 // the project's Boost, predates boost::unordered_flat_map.)
 #pragma once
 
@@ -72,8 +73,13 @@ private:
         while (c * 3 < n * 4) c *= 2;
         return c;
     }
+    // Keys come in runs (consecutive lines of a buffer, a stack, a pipe's ring): a run of `run_keys`
+    // consecutive keys shares one hashed base and takes adjacent slots, so the lookups of a copy touch
+    // one host cache line of keys instead of one per line. Runs are spread by Fibonacci hashing.
+    static constexpr unsigned run_bits = 2;
     std::size_t slot(std::uint64_t key) const {
-        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+        const std::uint64_t base = ((key >> run_bits) * 0x9E3779B97F4A7C15ull) >> (shift_ + run_bits);
+        return static_cast<std::size_t>((base << run_bits) | (key & ((1u << run_bits) - 1))) & mask_;
     }
     void rehash(std::size_t capacity) {
         std::vector<std::uint64_t> old_keys(capacity, empty_key);
