@@ -73,10 +73,10 @@ private:
         while (c * 3 < n * 4) c *= 2;
         return c;
     }
-    // Keys come in runs (consecutive lines of a buffer, a stack, a pipe's ring): a run of `run_keys`
+    // Keys come in runs (consecutive lines of a buffer, a stack, a pipe's ring): a run of 2^run_bits
     // consecutive keys shares one hashed base and takes adjacent slots, so the lookups of a copy touch
     // one host cache line of keys instead of one per line. Runs are spread by Fibonacci hashing.
-    static constexpr unsigned run_bits = 2;
+    static constexpr unsigned run_bits = 3;
     std::size_t slot(std::uint64_t key) const {
         const std::uint64_t base = ((key >> run_bits) * 0x9E3779B97F4A7C15ull) >> (shift_ + run_bits);
         return static_cast<std::size_t>((base << run_bits) | (key & ((1u << run_bits) - 1))) & mask_;
