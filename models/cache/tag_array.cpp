@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <stdexcept>
-#include <string>
 
 namespace warmsched::models {
 
@@ -19,25 +17,19 @@ unsigned log2_of(unsigned n) {
 tag_array::tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size,
                      bool random_replacement, std::uint64_t seed, unsigned set_sampling)
     : full_sets_(size_bytes / (static_cast<std::uint64_t>(associativity) * line_size)),
-      set_bits_(log2_of(static_cast<unsigned>(std::min<std::uint64_t>(full_sets_, 1u << 31)))),
       sampling_shift_(log2_of(set_sampling)), sets_(full_sets_ >> sampling_shift_), assoc_(associativity),
       pow2_((full_sets_ & (full_sets_ - 1)) == 0), random_(random_replacement),
-      tags_(sets_ * associativity, no_tag), stamps_(sets_ * associativity, 0),
+      tags_(sets_ * associativity, no_line), stamps_(sets_ * associativity, 0),
       states_(sets_ * associativity, line_state::invalid), rng_(seed) {
     assert(sets_ > 0 && (1u << sampling_shift_) == set_sampling && full_sets_ % set_sampling == 0);
 }
 
 tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {
     assert(find(line) < 0 && s != line_state::invalid);
-    const std::uint32_t tag = tag_of(line);
-    if (tag == no_tag)
-        throw std::length_error("tag_array: line address " + std::to_string(line) +
-                                " beyond the 32-bit tags");
-    const std::size_t set = set_of(line);
-    const std::size_t base = set * assoc_;
+    const std::size_t base = set_of(line) * assoc_;
     unsigned way = assoc_;
     for (unsigned w = 0; w < assoc_; ++w)
-        if (tags_[base + w] == no_tag) {
+        if (tags_[base + w] == no_line) {
             way = w;
             break;
         }
@@ -50,10 +42,10 @@ tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {
             for (unsigned w = 1; w < assoc_; ++w)
                 if (stamps_[base + w] < stamps_[base + way]) way = w;
         }
-        v.line = line_of(tags_[base + way], set);
+        v.line = tags_[base + way];
         v.state = states_[base + way];
     }
-    tags_[base + way] = tag;
+    tags_[base + way] = line;
     states_[base + way] = s;
     stamps_[base + way] = next_stamp();
     return v;
@@ -73,12 +65,10 @@ void tag_array::renumber_stamps() {
 
 line_state tag_array::invalidate(std::uint64_t line) {
     const std::size_t base = set_of(line) * assoc_;
-    const std::uint32_t tag = tag_of(line);
-    if (tag == no_tag) return line_state::invalid;
     for (unsigned w = 0; w < assoc_; ++w)
-        if (tags_[base + w] == tag) {
+        if (tags_[base + w] == line) {
             line_state s = states_[base + w];
-            tags_[base + w] = no_tag;
+            tags_[base + w] = no_line;
             states_[base + w] = line_state::invalid;
             stamps_[base + w] = 0;
             return s;
@@ -88,7 +78,7 @@ line_state tag_array::invalidate(std::uint64_t line) {
 
 std::uint64_t tag_array::occupancy() const {
     return static_cast<std::uint64_t>(
-        std::count_if(tags_.begin(), tags_.end(), [](std::uint32_t t) { return t != no_tag; }));
+        std::count_if(tags_.begin(), tags_.end(), [](std::uint64_t t) { return t != no_line; }));
 }
 
 } // namespace warmsched::models

@@ -43,10 +43,8 @@ public:
     // Way index of `line` or -1. find() does not update replacement state; touch() does.
     int find(std::uint64_t line) const {
         const std::size_t base = set_of(line) * assoc_;
-        const std::uint32_t tag = tag_of(line);
-        if (tag == no_tag) return -1;
         for (unsigned w = 0; w < assoc_; ++w)
-            if (tags_[base + w] == tag) return static_cast<int>(w);
+            if (tags_[base + w] == line) return static_cast<int>(w);
         return -1;
     }
     void touch(std::uint64_t line, int way) { stamps_[set_of(line) * assoc_ + way] = next_stamp(); }
@@ -56,10 +54,8 @@ public:
     // Slot-based access for hot paths: slot() finds a line once (-1 on a miss), the *_at calls use the slot.
     long slot(std::uint64_t line) const {
         const std::size_t base = set_of(line) * assoc_;
-        const std::uint32_t tag = tag_of(line);
-        if (tag == no_tag) return -1;
         for (unsigned w = 0; w < assoc_; ++w)
-            if (tags_[base + w] == tag) return static_cast<long>(base + w);
+            if (tags_[base + w] == line) return static_cast<long>(base + w);
         return -1;
     }
     line_state state_at(long slot) const { return states_[slot]; }
@@ -69,10 +65,8 @@ public:
     // Looks up and, on a hit, marks the line most recently used. Returns the state (invalid on a miss).
     line_state access(std::uint64_t line) {
         const std::size_t base = set_of(line) * assoc_;
-        const std::uint32_t tag = tag_of(line);
-        if (tag == no_tag) return line_state::invalid;
         for (unsigned w = 0; w < assoc_; ++w)
-            if (tags_[base + w] == tag) {
+            if (tags_[base + w] == line) {
                 stamps_[base + w] = next_stamp();
                 return states_[base + w];
             }
@@ -99,29 +93,15 @@ private:
         return static_cast<std::size_t>((pow2_ ? (line & (full_sets_ - 1)) : (line % full_sets_)) >>
                                         sampling_shift_);
     }
-    // The stored tag: the line's address above the set index, 32 bits wide, so that a 16-way set's tags
-    // fill one 64-byte host cache line (a miss scans every way). A line whose tag would not fit (an
-    // address at or beyond 2^32 x sets x line size, 16 TiB for 64 sets of 64-byte lines) gets no_tag,
-    // which no stored line has: it is never found, and insert() refuses it.
-    std::uint32_t tag_of(std::uint64_t line) const {
-        const std::uint64_t t = pow2_ ? line >> set_bits_ : line / full_sets_;
-        return t < no_tag ? static_cast<std::uint32_t>(t) : no_tag;
-    }
-    std::uint64_t line_of(std::uint32_t tag, std::size_t set) const {
-        return static_cast<std::uint64_t>(tag) * full_sets_ +
-               (static_cast<std::uint64_t>(set) << sampling_shift_);
-    }
-    static constexpr std::uint32_t no_tag = ~0u;
 
     std::uint64_t full_sets_; // sets of the real cache
-    unsigned set_bits_;       // log2 of full_sets_ when a power of two
     unsigned sampling_shift_; // log2 of the set-sampling ratio
     std::uint64_t sets_;      // sets simulated
     unsigned assoc_;
     bool pow2_;
     bool random_;
     std::uint32_t clock_ = 0;
-    std::vector<std::uint32_t> tags_; // tag_of(line) per way, no_tag when free
+    std::vector<std::uint64_t> tags_;
     std::vector<std::uint32_t> stamps_;
     std::vector<line_state> states_;
     std::mt19937_64 rng_;

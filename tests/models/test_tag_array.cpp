@@ -49,38 +49,3 @@ TEST_CASE("random replacement is reproducible from its seed") {
     CHECK(victims(7) == victims(7));
     CHECK(victims(7) != victims(8));
 }
-
-TEST_CASE(
-    "the compressed tags give back the exact line of every victim: power-of-two, odd and sampled sets") {
-    // Tags hold the address above the set index; an evicted line is rebuilt from tag and set. Lines from
-    // user space (4 GiB up) and the kernel's region (1 TiB up), on an L1, a Haswell-EP L3 (24,576 sets)
-    // and a sampled LLC (1 in 8 sets).
-    struct geometry {
-        std::uint64_t size;
-        unsigned assoc, sampling;
-    };
-    for (const geometry g :
-         {geometry{32 * 1024, 8, 1}, geometry{30 * 1024 * 1024, 20, 1}, geometry{32 * 1024 * 1024, 16, 8}}) {
-        tag_array t(g.size, g.assoc, 64, false, 1, g.sampling);
-        const std::uint64_t sets = t.num_sets() * g.sampling;
-        for (const std::uint64_t region : {std::uint64_t{1} << 26, std::uint64_t{1} << 34}) {
-            // assoc + 1 lines of one set: the first is evicted, with its full address.
-            const std::uint64_t first = region + 5 * sets + 3 * g.sampling;
-            for (unsigned i = 0; i <= g.assoc; ++i) {
-                const auto v = t.insert(first + i * sets, line_state::shared);
-                CHECK(v.line == (i < g.assoc ? tag_array::no_line : first));
-            }
-            CHECK(t.find(first) < 0);
-            CHECK(t.find(first + sets) >= 0);
-            for (unsigned i = 1; i <= g.assoc; ++i)
-                CHECK(t.invalidate(first + i * sets) == line_state::shared);
-        }
-        CHECK(t.occupancy() == 0);
-    }
-    // Beyond the 32-bit tags (16 TiB on an L1 of 64 sets): never found, and refused by insert.
-    tag_array l1(32 * 1024, 8, 64, false, 1);
-    const std::uint64_t far = (std::uint64_t{1} << 32) * 64 + 7;
-    CHECK(l1.find(far) < 0);
-    CHECK(l1.access(far) == line_state::invalid);
-    CHECK_THROWS_AS(l1.insert(far, line_state::shared), std::length_error);
-}
