@@ -10,6 +10,8 @@
 #   zen3-5950x:  -- perf bench sched pipe -l 2000
 #   zen3-5950x:  --trace -- hackbench -p -g 4 -l 50
 #   clovertown-e5335-2s:  -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
+#   hardware probes (no scheduler): `probe c2c --sample 40` and `probe latency --max-footprint 64MiB` on
+#   zen3-5950x and genoa-9654-2s, `probe migrate` on zen3-5950x (their lines sit at high addresses)
 #   grouped (zen3-5950x): a 2/2 cgroup tree, each level-1 group limited to 2 CPUs ("2000 1000": both
 #   are throttled in nearly every 1 ms period), hackbench -p -g 1 -l 60 per leaf, under the per-cfs_rq
 #   and (EEVDF) the task-based throttle models
@@ -17,7 +19,7 @@
 # directory (report.txt/json, stats.txt/json, migration_report.json, config.yaml, schedstat/, trace.txt).
 # Path-only differences are normalised: the results directory in the "results:" line, and the source
 # tree of the default experiment named in config.yaml's header.
-# Takes about 20 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
+# Takes about 30 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
 # (the first 40 lines of each diff are printed), 2 on a bad invocation or a failed run.
 # Scratch files go to ${AB_OUT:-/tmp/ab_root.$$} (kept on a difference, removed otherwise).
 set -u
@@ -88,6 +90,33 @@ for k in cfs eevdf; do
     run "grouped-$k" --kernel "$k" "$grouped"
 done
 run "grouped-task-based-eevdf" --kernel eevdf "$grouped" --feature TASK_BASED_THROTTLE=on
+
+# probe NAME ARGS...: a hardware probe with both binaries; its stdout compared
+probe() {
+    name=$1
+    shift
+    for side in base new; do
+        eval "bin=\$$side"
+        mkdir -p "$work/$side"
+        if ! "$bin" probe "$@" > "$work/$side/$name.stdout" 2> "$work/$side/$name.stderr"; then
+            echo "FAILED   $name ($side): $(cat "$work/$side/$name.stderr" "$work/$side/$name.stdout" | grep -m1 -i error)"
+            status=2
+            return
+        fi
+    done
+    if cmp -s "$work/base/$name.stdout" "$work/new/$name.stdout"; then
+        echo "same     $name"
+    else
+        echo "DIFFERS  $name"
+        diff "$work/base/$name.stdout" "$work/new/$name.stdout" | head -40 | sed 's/^/    /'
+        [ $status -eq 0 ] && status=1
+    fi
+}
+for p in zen3-5950x genoa-9654-2s; do
+    probe "c2c-$p" c2c --platform "$p" --sample 40 --seed 1
+    probe "latency-$p" latency --platform "$p" --max-footprint 64MiB
+done
+probe "migrate-zen3-5950x" migrate --platform zen3-5950x
 
 if [ $status -eq 0 ]; then
     rm -rf "$work"
