@@ -70,8 +70,7 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     jobs = std::max(1u, std::min(jobs, repeat));
     const bool buffered = jobs > 1;
     std::map<pid_t, child_run> running;
-    std::vector<child_run> done(runs.size());
-    std::vector<bool> finished(runs.size(), false);
+    std::vector<child_run> done(runs.size()); // a run has finished once its status is set
     std::size_t next_start = 0, next_print = 0;
     int worst = 0;
 
@@ -110,7 +109,7 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     };
     // Prints, in seed order, every finished run whose predecessors have been printed.
     auto print_ready = [&] {
-        for (; next_print < runs.size() && finished[next_print]; ++next_print) {
+        for (; next_print < runs.size() && done[next_print].status >= 0; ++next_print) {
             child_run& c = done[next_print];
             if (buffered) {
                 out << "=== seed " << runs[next_print].seed << " ===\n";
@@ -126,7 +125,7 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         const pid_t pid = ::waitpid(-1, &status, 0);
         if (pid < 0) {
             if (errno == EINTR) continue;
-            break; // no children left (cannot happen while runs are pending)
+            return std::max(worst, 1); // no children left with runs pending: never report success
         }
         const auto it = running.find(pid);
         if (it == running.end()) continue;
@@ -134,7 +133,6 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         running.erase(it);
         c.status = exit_status_of(status);
         worst = std::max(worst, c.status);
-        finished[c.index] = true;
         done[c.index] = c;
         print_ready();
     }

@@ -2,8 +2,7 @@
 // cores of an LLC hold a line, which LLCs a directory entry lists). Open addressing with linear probing in
 // one flat power-of-two table, deletion by backward shift (no tombstones): a lookup touches one or two
 // cache lines of the host, where std::unordered_map chases a node pointer per element. Consecutive keys
-// take adjacent slots (see slot()). (Boost 1.74,
-// the project's Boost, predates boost::unordered_flat_map.)
+// take adjacent slots (see slot()). (Boost 1.74, the project's Boost, predates boost::unordered_flat_map.)
 #pragma once
 
 #include <cstdint>

@@ -96,7 +96,6 @@ void entity_tree::insert(sched_entity* se) {
     update(se);
     root_ = insert(root_, se);
     if (!leftmost_ || before(se, leftmost_)) leftmost_ = se;
-    ++size_;
 }
 
 void entity_tree::erase(sched_entity* se) {
@@ -106,7 +105,6 @@ void entity_tree::erase(sched_entity* se) {
     root_ = erase(root_, se);
     se->run_node = timeline_node{};
     if (was_first) leftmost_ = next;
-    --size_;
 }
 
 sched_entity* entity_tree::after(const sched_entity* se) const {

@@ -22,7 +22,6 @@ namespace warmsched::scheduler {
 class entity_tree {
 public:
     bool empty() const { return root_ == nullptr; }
-    std::size_t size() const { return size_; }
     // The leftmost entity (earliest key), or nullptr.
     sched_entity* first() const { return leftmost_; }
     // The entity after `se` in tree order, or nullptr; `se` must be in the tree.
@@ -70,7 +69,6 @@ private:
 
     sched_entity* root_ = nullptr;
     sched_entity* leftmost_ = nullptr;
-    std::size_t size_ = 0;
 };
 
 } // namespace warmsched::scheduler
