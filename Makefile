@@ -1,8 +1,9 @@
 # warmsched — the two commands a new user needs (see README.md):
 #   make run    install what is missing, build, run the default experiment
 #   make test   install what is missing, build, run the test suite
-# Other targets: make build, make bench, make format, make clean, make deps (the Debian packages, and the
-# Debian kernels `warmsched twin` boots).
+# Other targets: make build, make bench, make validate-published (the model against the published tables,
+# docs/validation.md section 10; about an hour on 2 cores), make format, make clean, make deps (the Debian
+# packages, and the Debian kernels `warmsched twin` boots).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -16,7 +17,7 @@ DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboos
 TWIN_PACKAGES := qemu-system-x86 busybox-static cpio rt-tests linux-perf fio rt-app dbench make gcc binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench format clean
+.PHONY: run test build deps bench validate-published format clean
 
 run: build
 	./$(BUILD)/warmsched run configs/experiments/default.yaml
@@ -46,6 +47,9 @@ bench: build
 	/usr/bin/time -f "hackbench -p -g 10 -l 100: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --out $(BUILD)/bench-results/hb100 -- hackbench -p -g 10 -l 100 > /dev/null
 	/usr/bin/time -f "hackbench -p -g 10 -l 1000: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --out $(BUILD)/bench-results/hb1000 -- hackbench -p -g 10 -l 1000 > /dev/null
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 /usr/bin/time -f "%e s wall, %M KiB max RSS" ./$(BUILD)/bench/cpu_hogs zen3-5950x 32 4 10 1.0 8
+
+validate-published: build
+	bash bench/published/validate.sh --build $(BUILD) -j $(JOBS)
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -22,6 +22,12 @@ std::string domains(const char* name, scheduler::sched_domain_options o = {}) {
 TEST_CASE("sched domains of every shipped platform match platforms.md") {
     CHECK(domains("zen3-5950x") == "SMT 2, MC 16, PKG 32");
     CHECK(domains("milan-7763-2s") == "SMT 2, MC 16, PKG 128, NUMA 256");
+    CHECK(domains("milan-7713-2s") == "SMT 2, MC 16, PKG 128, NUMA 256");
+    // NPS2 and NPS4: a NODE level per node, PKG skipped, one NUMA level per further distance (11/12 within
+    // the socket, 32 across), as topology.c's sched_init_numa builds them.
+    CHECK(domains("milan-7713-2s-nps2") == "SMT 2, MC 16, NODE 64, NUMA 128, NUMA 256");
+    CHECK(domains("milan-7713-2s-nps4") == "SMT 2, MC 16, NODE 32, NUMA 128, NUMA 256");
+    CHECK(domains("genoa-9654-1s") == "SMT 2, MC 16, PKG 192");
     CHECK(domains("genoa-9654-2s") == "SMT 2, MC 16, PKG 192, NUMA 384");
     CHECK(domains("genoa-9654-2s-nps4") == "SMT 2, MC 16, NODE 48, NUMA 192, NUMA 384");
     CHECK(domains("emr-8580-2s") == "SMT 2, MC 120, NUMA 240");

@@ -17,11 +17,12 @@ struct expected_size {
 };
 } // namespace
 
-TEST_CASE("all nine platforms of the data sheet are shipped and valid") {
+TEST_CASE("the nine platforms of the data sheet and the four of the published tables are shipped and valid") {
     const auto names = platform::shipped_platforms();
     for (const char* n :
          {"zen3-5950x", "milan-7763-2s", "genoa-9654-2s", "genoa-9654-2s-nps4", "emr-8580-2s",
-          "emr-8580-2s-snc2", "haswell-e5-2690v3-2s", "haswell-i7-4790", "clovertown-e5335-2s"}) {
+          "emr-8580-2s-snc2", "haswell-e5-2690v3-2s", "haswell-i7-4790", "clovertown-e5335-2s", "milan-7713-2s",
+          "milan-7713-2s-nps2", "milan-7713-2s-nps4", "genoa-9654-1s"}) {
         INFO(n);
         CHECK(std::find(names.begin(), names.end(), n) != names.end());
         CHECK_NOTHROW(platform::load_platform(n));
@@ -39,6 +40,12 @@ TEST_CASE("platform sizes match platforms.md") {
         {"haswell-e5-2690v3-2s", 48, 2, 2, 12},
         {"haswell-i7-4790", 8, 1, 1, 4},
         {"clovertown-e5335-2s", 8, 4, 1, 2},
+        // published-benchmarks.md: table A's NPS modes ("NPS2: 4 nodes of 32 cores. NPS4: 8 nodes of 16
+        // cores") and table E's 1S 96C/192T.
+        {"milan-7713-2s", 256, 16, 2, 8},
+        {"milan-7713-2s-nps2", 256, 16, 4, 8},
+        {"milan-7713-2s-nps4", 256, 16, 8, 8},
+        {"genoa-9654-1s", 192, 12, 1, 8},
     };
     for (const auto& e : sizes) {
         INFO(e.name);

@@ -1,0 +1,131 @@
+// bench/published/validate.sh, the runner of docs/validation.md section 10: every published figure of
+// published-benchmarks.md has its row, a time is compared per loop from two loop counts so the start-up
+// cancels, the ratio is model over published, runs two rows share are simulated once, and a malformed
+// rows file is refused with exit status 2 and the row named.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+struct output {
+    int status;
+    std::string text;
+};
+
+output run_validate(const std::string& args) {
+    const std::string build = fs::path(WARMSCHED_BINARY).parent_path().string();
+    const std::string cmd = "bash " + std::string(WARMSCHED_SOURCE_DIR) + "/bench/published/validate.sh --build " +
+                            build + " " + args + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::string text;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    const int st = ::pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+}
+
+fs::path scratch(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("warmsched-published-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+std::string file_text(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// The printed "Time: X" of a hackbench run's stdout.
+double hackbench_time(const fs::path& txt) {
+    std::smatch m;
+    const std::string t = file_text(txt);
+    REQUIRE(std::regex_search(t, m, std::regex(R"(\nTime: ([0-9.]+)\n)")));
+    return std::stod(m[1]);
+}
+} // namespace
+
+TEST_CASE("published runner: every figure of the eight published tables has a well-formed row") {
+    // published-benchmarks.md: A 11 NPS1 + NPS2 128 + NPS4 64/128; B 5 + NPS2/NPS4 + processes 1/16 + sockets
+    // 1/16 + 10 schbench; C baseline and C2 off; D 16 groups and one group on a CCX; E 2 x 5; F 6; G 3+2+2+5;
+    // H 4 pipes + 2 sockets + 4 schbench percentiles.
+    const std::map<std::string, int> figures{{"A", 14}, {"B", 21}, {"C", 2}, {"D", 2},
+                                             {"E", 10}, {"F", 6},  {"G", 12}, {"H", 10}};
+    std::map<std::string, int> rows;
+    std::istringstream in(file_text(fs::path(WARMSCHED_SOURCE_DIR) / "bench/published/rows.txt"));
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#' || line.rfind("shape ", 0) == 0) continue;
+        ++rows[line.substr(0, line.find(' '))];
+    }
+    CHECK(rows == figures);
+    // The runner checks every row (units, loop counts, arguments) before it runs any; none is selected here.
+    const auto r = run_validate("--out " + scratch("none").string() + " --only '^none$'");
+    CHECK(r.status == 0);
+    CHECK(r.text.find("table row") == 0);
+}
+
+TEST_CASE("published runner: a time is compared per loop, and a figure two rows share is simulated once") {
+    const fs::path d = scratch("rows");
+    std::ofstream(d / "rows.txt")
+        << "# fixture\n"
+           "Z hb   2.0  s    100000 400 --platform zen3-5950x --kernel cfs -- hackbench -p -g 2 -l @L\n"
+           "Z tb   500  MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
+           "Z tb2  1000 MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
+           "shape Z/tb2 Z/tb twice the published rate\n";
+    const auto r = run_validate("--rows " + (d / "rows.txt").string() + " --out " + (d / "out").string() + " -j 2");
+    INFO(r.text);
+    REQUIRE(r.status == 0);
+
+    // hackbench: (T(400) - T(200)) / 200 loops, scaled to the posting's 100000 loops.
+    const double t400 = hackbench_time(d / "out/Z-hb-l400.txt"), t200 = hackbench_time(d / "out/Z-hb-l200.txt");
+    REQUIRE(t400 > t200);
+    const double per_loop = (t400 - t200) / 200;
+    std::smatch m;
+    REQUIRE(std::regex_search(r.text, m, std::regex(R"(Z +hb +2\.0 +([0-9.e+]+) +([0-9.]+) +([0-9.]+) +(yes|no))")));
+    CHECK(std::stod(m[1]) == Approx(per_loop * 100000).epsilon(1e-3));
+    CHECK(std::stod(m[2]) == Approx(std::stod(m[1]) / 2.0).epsilon(0.01));
+    CHECK(std::stod(m[3]) == Approx((t400 / 400) / per_loop).margin(0.01)); // "settled"
+    CHECK((m[4] == "yes") == (std::stod(m[2]) >= 0.5 && std::stod(m[2]) <= 2));
+
+    // tbench: the Throughput line; tb2 has tb's arguments, so it reads tb's run.
+    REQUIRE(std::regex_search(r.text, m, std::regex(R"(Z +tb +500 +([0-9.]+) +([0-9.]+) +- )")));
+    const double rate = std::stod(m[1]);
+    CHECK(file_text(d / "out/Z-tb.txt").find("Throughput " + std::string(m[1]) + " MB/sec") != std::string::npos);
+    CHECK(std::stod(m[2]) == Approx(rate / 500).epsilon(0.01));
+    CHECK(std::regex_search(r.text, std::regex("Z +tb2 +1000 +" + std::string(m[1]) + " ")));
+    CHECK_FALSE(fs::exists(d / "out/Z-tb2.txt"));
+
+    // The shape line: published 1000/500 = 2, the model's 1 (the same run): not the same direction, and
+    // a factor of 2 apart, which is still "within 2x".
+    CHECK(std::regex_search(r.text, std::regex(R"(twice the published rate \(Z/tb2 / Z/tb\) +2\.000 +1\.000  no, yes)")));
+}
+
+TEST_CASE("published runner: a malformed row is refused with status 2, naming the row") {
+    const fs::path d = scratch("bad");
+    std::ofstream(d / "unit.txt") << "Z hb 2.0 ms 100 10 --platform zen3-5950x -- hackbench -l @L\n";
+    auto r = run_validate("--rows " + (d / "unit.txt").string() + " --out " + d.string());
+    CHECK(r.status == 2);
+    CHECK(r.text.find("row Z/hb: unknown unit 'ms'") != std::string::npos);
+
+    std::ofstream(d / "loops.txt") << "Z hb 2.0 s - - --platform zen3-5950x -- hackbench -l @L\n";
+    r = run_validate("--rows " + (d / "loops.txt").string() + " --out " + d.string());
+    CHECK(r.status == 2);
+    CHECK(r.text.find("row Z/hb: a time row needs posting and model loop counts") != std::string::npos);
+
+    r = run_validate("--bogus");
+    CHECK(r.status == 2);
+    CHECK(r.text.find("unknown option '--bogus'") != std::string::npos);
+}
