@@ -353,6 +353,28 @@ TEST_CASE("tbench warms up for a fifth of -t then prints a progress line a secon
     CHECK(s.latency.at("ReadX").first >= 1.6);
 }
 
+TEST_CASE("tbench --warmup: the given seconds are discarded before -t counts, as dbench's option") {
+    auto r = zen3();
+    auto wc = start(r, "tbench -t 0.02 --warmup 0.03 2");
+    r.k.run();
+    const auto& t = as_tbench(wc);
+    REQUIRE(t.finished());
+    const std::string text = report(t);
+    INFO(text);
+    CHECK(text.find("Running for 0.02 seconds with load '/usr/share/dbench/client.txt' and minimum warmup 0.03 "
+                    "secs\n") != std::string::npos);
+    // The execute phase starts 30 ms after the release (give or take the main process's wakeup, some
+    // microseconds) and lasts 20 ms; only its payload is counted.
+    const auto& o = t.outcome();
+    CHECK(static_cast<double>(o.exec_start_ns - o.release_ns) / 1e9 == Approx(0.03).margin(5e-5));
+    CHECK(static_cast<double>(o.exec_end_ns - o.exec_start_ns) / 1e9 == Approx(0.02).epsilon(0.001));
+    REQUIRE(o.server_exec_payload > 0);
+    CHECK(o.server_bytes > 2 * o.server_exec_payload); // the warmup's 30 ms moved more than the 20 ms counted
+    const tbench_summary s = parse_tbench(text);
+    CHECK(s.mb_per_sec * 1e6 * 0.02 == Approx(static_cast<double>(o.server_exec_payload)).epsilon(0.002));
+    CHECK(usage_error_of("tbench --warmup -1 4") == "tbench: --warmup -1: expected seconds >= 0");
+}
+
 TEST_CASE("netperf and tbench reject bad options with one clear line") {
     CHECK(usage_error_of("netperf -l 1") ==
           "netperf: give -t TCP_RR or -t UDP_RR (netperf's default test, TCP_STREAM, is not modelled)");

@@ -261,6 +261,12 @@ std::string fmt(const char* f, ...) {
     return buf;
 }
 
+// dbench's options.warmup: as given, or timelimit / 5 in whole seconds (an int division in dbench).
+double warmup_seconds(const tbench_options& o) {
+    if (o.warmup >= 0) return o.warmup;
+    return static_cast<double>(static_cast<unsigned>(std::floor(o.timelimit)) / 5);
+}
+
 // The tbench process: forks the client processes, waits for them at the barrier, releases them, and
 // prints a progress line every second (dbench's sig_alarm), ending the warmup and the run.
 class tbench_main final : public copyable_program<tbench_main> {
@@ -268,7 +274,7 @@ public:
     tbench_main(std::vector<std::shared_ptr<spawn_spec>> children, futex_word& gate, const tbench_options& o,
                 std::shared_ptr<result> r)
         : children_(std::move(children)), gate_(&gate), o_(o), r_(std::move(r)) {
-        warmup_s_ = static_cast<unsigned>(std::floor(o.timelimit)) / 5;
+        warmup_ns_ = static_cast<scheduler::nsec>(std::llround(warmup_seconds(o) * 1e9));
     }
     op next(program_context& ctx) override {
         switch (phase_) {
@@ -284,7 +290,7 @@ public:
             if (r_->prepared < o_.nprocs) return op::sleep(barrier_poll);
             r_->progress += "releasing clients\n";
             r_->release_ns = base_ = ctx.now;
-            if (warmup_s_ > 0) {
+            if (warmup_ns_ > 0) {
                 r_->now = phase::warmup;
             } else {
                 r_->now = phase::execute;
@@ -322,6 +328,7 @@ private:
     }
     scheduler::nsec next_wake() const {
         scheduler::nsec t = base_ + (ticks_ + 1) * second;
+        if (r_->now == phase::warmup) t = std::min(t, r_->release_ns + warmup_ns_);
         if (r_->now == phase::execute) t = std::min(t, exec_end());
         return t;
     }
@@ -338,7 +345,7 @@ private:
             return false;
         }
         ++ticks_;
-        if (r_->now == phase::warmup && ticks_ >= warmup_s_) { // warmup over: count from here
+        if (r_->now == phase::warmup && now >= r_->release_ns + warmup_ns_) { // warmup over: count from here
             r_->now = phase::execute;
             r_->exec_start_ns = base_ = now;
             ticks_ = 0;
@@ -374,7 +381,7 @@ private:
     futex_word* gate_;
     tbench_options o_;
     std::shared_ptr<result> r_;
-    unsigned warmup_s_ = 0;
+    scheduler::nsec warmup_ns_ = 0;
     step phase_ = step::fork;
     std::size_t forked_ = 0;
     scheduler::nsec poll_start_ = 0, base_ = 0;
@@ -433,6 +440,7 @@ std::unique_ptr<tbench> tbench::from_command_line(const std::vector<std::string>
     const std::string usage =
         "Usage: tbench [OPTION...] NPROCS [server]\n"
         "  -t, --timelimit=seconds          run time after the warmup (default 600; fractions allowed)\n"
+        "      --warmup=seconds             warmup before it (default: timelimit / 5, whole seconds; fractions allowed)\n"
         "      --clients-per-process=INT    clients each process runs (default 1)";
     tbench_options o;
     const std::vector<option_spec> specs = {
@@ -443,6 +451,15 @@ std::unique_ptr<tbench> tbench::from_command_line(const std::vector<std::string>
              if (v.empty() || end != v.c_str() + v.size() || !(s > 0) || s > 1e6)
                  return "tbench: --timelimit|-t " + v + ": expected seconds > 0";
              o.timelimit = s;
+             return {};
+         }},
+        {0, "warmup", true,
+         [&](const std::string& v) -> std::string {
+             char* end = nullptr;
+             const double s = std::strtod(v.c_str(), &end);
+             if (v.empty() || end != v.c_str() + v.size() || !(s >= 0) || s > 1e6)
+                 return "tbench: --warmup " + v + ": expected seconds >= 0";
+             o.warmup = s;
              return {};
          }},
         positive_option(0, "clients-per-process", o.clients_per_process,
@@ -544,8 +561,7 @@ void tbench::report(std::ostream& out) const {
         out << fmt("Running for %d seconds", static_cast<int>(o_.timelimit));
     else
         out << fmt("Running for %g seconds", o_.timelimit);
-    out << fmt(" with load '/usr/share/dbench/client.txt' and minimum warmup %u secs\n",
-               static_cast<unsigned>(std::floor(o_.timelimit)) / 5);
+    out << fmt(" with load '/usr/share/dbench/client.txt' and minimum warmup %g secs\n", warmup_seconds(o_));
     out << r.progress;
     if (!r.done) {
         out << "tbench: did not finish within the experiment's duration\n";

@@ -13,7 +13,8 @@
 //
 // The load is a synthetic replay of dbench's client.txt: its operation mix (the counts a published
 // dbench run reports) in a fixed, shuffled order, with ReadX/WriteX sizes from a size mix whose mean
-// is the loadfile's (docs/workloads.md). The loadfile's timestamps, Deltree and Mkdir (a few per
+// is the loadfile's (docs/workloads.md). --warmup SECONDS is dbench's option (fractions: a warmsched extension).
+// The loadfile's timestamps, Deltree and Mkdir (a few per
 // million lines) are left out. -t takes fractional seconds (real tbench: whole seconds), a warmsched
 // extension for short runs; the throughput is the execute phase's bytes over its exact length, where
 // tbench takes the value its last progress line printed.
@@ -35,6 +36,7 @@ struct tbench_options {
     unsigned nprocs = 0;              // NPROCS
     unsigned clients_per_process = 1; // --clients-per-process
     double timelimit = 600;           // -t seconds (dbench's default)
+    double warmup = -1;               // --warmup seconds; -1: dbench's default, whole seconds of timelimit / 5
     std::string server = "localhost"; // second operand
 };
 
