@@ -3,22 +3,24 @@
 # (docs/validation.md, "Against published measurements") and prints, per table row, the published
 # figure, the model's figure in the posting's units, and model / published.
 #
-#   bench/published/validate.sh [--build DIR] [--out DIR] [-j N] [--only REGEX] [--force] [--rows FILE]
+#   bench/published/validate.sh [--build DIR] [--out DIR] [-j N] [--only REGEX] [--force] [--rows FILE] [--markdown]
 #
 # The rows are in bench/published/rows.txt: one line per published figure, with the warmsched run
 # command that reproduces it (on the nearest platform, with the posting's kernel, loop counts scaled
 # down). Results go to OUT/TABLE-ROW/ (default build/published); a row whose results are there is not
-# run again unless --force. -j runs that many rows at once (default: the host's CPUs).
+# run again unless --force. -j runs that many rows at once (default: the host's CPUs). --markdown prints the
+# tables as docs/validation.md has them.
 #
 # How a model figure is made from a run:
 #   s (hackbench, perf bench sched messaging): the posting ran POSTING_LOOPS loops, the model runs L
-#     and L/2. The per-loop time is the difference of the two, over L/2, so the start (the fork, the
-#     first messages) cancels; it is scaled to POSTING_LOOPS. "settled" is the per-loop time of the
-#     L run alone over that difference: near 1 when the run is past its start-up.
+#     and L/2. The per-loop time is the difference of the two runs' simulated seconds (stats.txt
+#     simSeconds, to 0.1 us; the tools print milliseconds), over L/2, so the start (the fork, the first
+#     messages) and the exit cancel; it is scaled to POSTING_LOOPS. "settled" is the L run's own printed
+#     time per loop over that difference: near 1 when the run is past its start-up.
 #   MB/s (tbench): the Throughput line.
 #   pNN-us (schbench): the NN-th percentile of the wakeup latencies.
-# Shape lines compare two rows' ratio (published A/B against model A/B): the same direction, and the
-# model's ratio within 2x of the posting's.
+# Shape lines compare two rows' ratio (published A/B against model A/B): the same direction (a published
+# ratio within 10% of 1 is a plateau, and the model's must be too), and the model's within 2x of it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=build
@@ -26,6 +28,7 @@ out=
 jobs=$(nproc 2> /dev/null || echo 1)
 only=.
 force=0
+md=0
 rows=$here/rows.txt
 while [ $# -gt 0 ]; do
     case $1 in
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
         --only) only=$2; shift 2 ;;
         --force) force=1; shift ;;
         --rows) rows=$2; shift 2 ;;
+        --markdown) md=1; shift ;;
         -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "validate.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -102,48 +106,61 @@ printf '%s\n' "${runs[@]}" | sort -u | xargs -P "$jobs" -I{} bash -c 'run_one {}
 hb_time() { # FILE -> seconds, from rt-tests' "Time: X" or perf's "Total time: X [sec]"
     awk '/^Time: [0-9.]+$/ { t = $2 } /Total time: [0-9.]+ \[sec\]/ { t = $3 } END { if (t != "") print t }' "$1"
 }
+sim_seconds() { awk '$1 == "simSeconds" { print $2; exit }' "$1/stats.txt" 2> /dev/null; }
 tb_rate() { awk '/^Throughput [0-9.]+ MB\/sec/ { v = $2 } END { if (v != "") print v }' "$1"; }
 sb_pct() { # FILE PCT -> the wakeup latency percentile line of schbench
     awk -v want="$2.0th:" '/^Wakeup Latencies/ { w = 1; next } /^Request Latencies/ { w = 0 }
         w && $0 ~ want { for (i = 1; i <= NF; i++) if ($i == want) { print $(i + 1); exit } }' "$1"
 }
 declare -A model published
-printf '%-5s %-26s %12s %12s %8s %9s  %s\n' table row published model ratio settled "within 2x"
+row_fmt='%-5s %-26s %12s %12s %8s %9s  %s\n' shape_fmt='%-60s %10s %10s  %s\n'
+[ "$md" = 1 ] && row_fmt='| %s | %s | %s | %s | %s | %s | %s |\n' shape_fmt='| %s | %s | %s | %s |\n'
+# shellcheck disable=SC2059
+printf "$row_fmt" table row published model ratio settled "within 2x"
+[ "$md" = 1 ] && echo '|---|---|---|---|---|---|---|'
 for l in "${lines[@]}"; do
     read -r t r p u pl ml args <<< "$l"
     [[ "$t/$r" =~ $only ]] || continue
     m= settled=-
     case $u in
         s)
-            row_dir "$t" "$r-l$ml" "${args//@L/$ml}" && a=$(hb_time "$dir.txt")
-            row_dir "$t" "$r-l$((ml / 2))" "${args//@L/$((ml / 2))}" && b=$(hb_time "$dir.txt")
-            if [ -n "$a" ] && [ -n "$b" ]; then
-                read -r m settled < <(awk -v a="$a" -v b="$b" -v l="$ml" -v pl="$pl" 'BEGIN {
+            row_dir "$t" "$r-l$ml" "${args//@L/$ml}" && a=$(sim_seconds "$dir") && ta=$(hb_time "$dir.txt")
+            row_dir "$t" "$r-l$((ml / 2))" "${args//@L/$((ml / 2))}" && b=$(sim_seconds "$dir")
+            if [ -n "$a" ] && [ -n "$b" ] && [ -n "$ta" ]; then
+                read -r m settled < <(awk -v a="$a" -v b="$b" -v ta="$ta" -v l="$ml" -v pl="$pl" 'BEGIN {
                     h = int(l / 2); per = (a - b) / (l - h)
                     if (per <= 0) { print "-", "-"; exit }
-                    printf "%.4g %.2f\n", per * pl, (a / l) / per }')
+                    printf "%.4g %.2f\n", per * pl, (ta / l) / per }')
             fi
             ;;
         MB/s) row_dir "$t" "$r" "$args" && m=$(tb_rate "$dir.txt") ;;
         p*-us) row_dir "$t" "$r" "$args" && pct=${u#p} && m=$(sb_pct "$dir.txt" "${pct%-us}") ;;
     esac
     if [ -z "$m" ] || [ "$m" = - ]; then
-        printf '%-5s %-26s %12s %12s %8s %9s  %s\n' "$t" "$r" "$p" "(no result)" - - "see $out/$t-$r*.txt"
+        # shellcheck disable=SC2059
+        printf "$row_fmt" "$t" "$r" "$p" "(no result)" - - "see $out/$t-$r*.txt"
         continue
     fi
     model[$t/$r]=$m published[$t/$r]=$p
-    awk -v t="$t" -v r="$r" -v p="$p" -v m="$m" -v s="$settled" 'BEGIN {
+    awk -v f="$row_fmt" -v t="$t" -v r="$r" -v p="$p" -v m="$m" -v s="$settled" 'BEGIN {
         q = m / p; ok = (q >= 0.5 && q <= 2) ? "yes" : "no"
-        printf "%-5s %-26s %12s %12s %8.2f %9s  %s\n", t, r, p, m, q, s, ok }'
+        printf f, t, r, p, m, sprintf("%.2f", q), s, ok }'
 done
-[ ${#shapes[@]} -gt 0 ] && echo && printf '%-60s %10s %10s  %s\n' shape published model "same direction, within 2x"
+if [ ${#shapes[@]} -gt 0 ]; then
+    echo
+    # shellcheck disable=SC2059
+    printf "$shape_fmt" shape published model "same direction, within 2x"
+    [ "$md" = 1 ] && echo '|---|---|---|---|'
+fi
 for s in "${shapes[@]}"; do
     read -r _ a b name <<< "$s"
     [ -n "${model[$a]:-}" ] && [ -n "${model[$b]:-}" ] || continue
-    awk -v n="$name ($a / $b)" -v pa="${published[$a]}" -v pb="${published[$b]}" -v ma="${model[$a]}" -v mb="${model[$b]}" 'BEGIN {
+    awk -v f="$shape_fmt" -v n="$name ($a / $b)" -v pa="${published[$a]}" -v pb="${published[$b]}" -v ma="${model[$a]}" -v mb="${model[$b]}" 'BEGIN {
         p = pa / pb; m = ma / mb
-        dir = ((p - 1) * (m - 1) > 0 || (p == 1 && m == 1)) ? "yes" : "no"
+        # A published ratio within 10% of 1 is a plateau: the model must be flat too (within 10%).
+        if (p >= 0.9 && p <= 1.1) dir = (m >= 0.9 && m <= 1.1) ? "yes (flat)" : "no (published flat)"
+        else dir = ((p - 1) * (m - 1) > 0) ? "yes" : "no"
         q = m / p; near = (q >= 0.5 && q <= 2) ? "yes" : "no"
-        printf "%-60s %10.3f %10.3f  %s, %s\n", n, p, m, dir, near }'
+        printf f, n, sprintf("%.3f", p), sprintf("%.3f", m), dir ", " near }'
 done
 exit 0
