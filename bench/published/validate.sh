@@ -109,7 +109,9 @@ hb_time() { # FILE -> seconds, from rt-tests' "Time: X" or perf's "Total time: X
 sim_seconds() { awk '$1 == "simSeconds" { print $2; exit }' "$1/stats.txt" 2> /dev/null; }
 tb_rate() { awk '/^Throughput [0-9.]+ MB\/sec/ { v = $2 } END { if (v != "") print v }' "$1"; }
 sb_pct() { # FILE PCT -> the wakeup latency percentile line of schbench
-    awk -v want="$2.0th:" '/^Wakeup Latencies/ { w = 1; next } /^Request Latencies/ { w = 0 }
+    local want=$2.0th:
+    case $2 in *.*) want=$2th: ;; esac # 99.9th, but 99.0th
+    awk -v want="$want" '/^Wakeup Latencies/ { w = 1; next } /^Request Latencies/ { w = 0 }
         w && $0 ~ want { for (i = 1; i <= NF; i++) if ($i == want) { print $(i + 1); exit } }' "$1"
 }
 declare -A model published

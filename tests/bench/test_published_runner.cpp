@@ -92,6 +92,8 @@ TEST_CASE("published runner: a time is compared per loop, and a figure two rows 
            "Z hb   2.0  s    100000 400 --platform zen3-5950x --kernel cfs -- hackbench -p -g 2 -l @L\n"
            "Z tb   500  MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
            "Z tb2  1000 MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
+           "Z sb50 4    p50-us   -      -   --platform haswell-i7-4790 -- schbench -m 1 -t 2 -r 0.05\n"
+           "Z sb999 8   p99.9-us -      -   --platform haswell-i7-4790 -- schbench -m 1 -t 2 -r 0.05\n"
            "shape Z/tb2 Z/tb twice the published rate\n";
     const auto r = run_validate("--rows " + (d / "rows.txt").string() + " --out " + (d / "out").string() + " -j 2");
     INFO(r.text);
@@ -116,6 +118,16 @@ TEST_CASE("published runner: a time is compared per loop, and a figure two rows 
     CHECK(std::stod(m[2]) == Approx(rate / 500).epsilon(0.01));
     CHECK(std::regex_search(r.text, std::regex("Z +tb2 +1000 +" + std::string(m[1]) + " ")));
     CHECK_FALSE(fs::exists(d / "out/Z-tb2.txt"));
+
+    // schbench: the wakeup latencies' 50.0th and 99.9th lines of the one run both rows share.
+    const std::string sb = file_text(d / "out/Z-sb50.txt");
+    const std::pair<const char*, const char*> percentiles[] = {{"sb50", R"(50\.0th)"}, {"sb999", R"(99\.9th)"}};
+    for (const auto& [row, line] : percentiles) {
+        INFO(row);
+        REQUIRE(std::regex_search(sb, m, std::regex(std::string("Wakeup Latencies[^]*?") + line + ": ([0-9]+)")));
+        CHECK(std::regex_search(r.text, std::regex(std::string("Z +") + row + " +[48] +" + m[1].str() + " ")));
+    }
+    CHECK_FALSE(fs::exists(d / "out/Z-sb999.txt"));
 
     // The shape line: published 1000/500 = 2, the model's 1 (the same run): not the same direction, and
     // a factor of 2 apart, which is still "within 2x".
