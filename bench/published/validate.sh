@@ -32,6 +32,10 @@ md=0
 rows=$here/rows.txt
 while [ $# -gt 0 ]; do
     case $1 in
+        --build | --out | -j | --only | --rows)
+            [ $# -ge 2 ] || { echo "validate.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
+    esac
+    case $1 in
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         -j) jobs=$2; shift 2 ;;
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
         *) echo "validate.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "validate.sh: -j $jobs: expected a number of runs at once >= 1" >&2; exit 2; }
 [ -n "$out" ] || out=$build/published
 bin=$build/warmsched
 [ -x "$bin" ] || { echo "validate.sh: $bin: not built (run make build)" >&2; exit 2; }
@@ -52,9 +57,7 @@ mkdir -p "$out"
 # The row lines, checked once: TABLE ROW PUBLISHED UNIT POSTING_LOOPS MODEL_LOOPS ARGS...
 mapfile -t lines < <(grep -v '^[[:space:]]*#' "$rows" | grep -v '^[[:space:]]*$' | grep -v '^shape ')
 mapfile -t shapes < <(grep '^shape ' "$rows")
-n=0
 for l in "${lines[@]}"; do
-    n=$((n + 1))
     read -r t r p u pl ml args <<< "$l"
     case $u in s | MB/s | p[0-9]*-us) ;; *) echo "validate.sh: $rows: row $t/$r: unknown unit '$u'" >&2; exit 2 ;; esac
     [ -n "$args" ] || { echo "validate.sh: $rows: row $t/$r: no warmsched run arguments" >&2; exit 2; }

@@ -149,4 +149,10 @@ TEST_CASE("published runner: a malformed row is refused with status 2, naming th
     r = run_validate("--bogus");
     CHECK(r.status == 2);
     CHECK(r.text.find("unknown option '--bogus'") != std::string::npos);
+    r = run_validate("-j 0");
+    CHECK(r.status == 2);
+    CHECK(r.text.find("-j 0: expected a number of runs at once >= 1") != std::string::npos);
+    r = run_validate("--only");
+    CHECK(r.status == 2);
+    CHECK(r.text.find("--only needs a value") != std::string::npos);
 }
