@@ -261,6 +261,16 @@ std::string fmt(const char* f, ...) {
     return buf;
 }
 
+// A seconds value of -t or --warmup (fractions allowed, a warmsched extension): the whole text a number in
+// [0, 1e6]; `out` is set only then.
+bool parse_seconds(const std::string& v, double& out) {
+    char* end = nullptr;
+    const double s = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !(s >= 0) || s > 1e6) return false;
+    out = s;
+    return true;
+}
+
 // dbench's options.warmup: as given, or timelimit / 5 in whole seconds (an int division in dbench).
 double warmup_seconds(const tbench_options& o) {
     if (o.warmup >= 0) return o.warmup;
@@ -446,20 +456,13 @@ std::unique_ptr<tbench> tbench::from_command_line(const std::vector<std::string>
     const std::vector<option_spec> specs = {
         {'t', "timelimit", true,
          [&](const std::string& v) -> std::string {
-             char* end = nullptr;
-             const double s = std::strtod(v.c_str(), &end);
-             if (v.empty() || end != v.c_str() + v.size() || !(s > 0) || s > 1e6)
+             if (!parse_seconds(v, o.timelimit) || o.timelimit == 0)
                  return "tbench: --timelimit|-t " + v + ": expected seconds > 0";
-             o.timelimit = s;
              return {};
          }},
         {0, "warmup", true,
          [&](const std::string& v) -> std::string {
-             char* end = nullptr;
-             const double s = std::strtod(v.c_str(), &end);
-             if (v.empty() || end != v.c_str() + v.size() || !(s >= 0) || s > 1e6)
-                 return "tbench: --warmup " + v + ": expected seconds >= 0";
-             o.warmup = s;
+             if (!parse_seconds(v, o.warmup)) return "tbench: --warmup " + v + ": expected seconds >= 0";
              return {};
          }},
         positive_option(0, "clients-per-process", o.clients_per_process,

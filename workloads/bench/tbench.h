@@ -13,10 +13,9 @@
 //
 // The load is a synthetic replay of dbench's client.txt: its operation mix (the counts a published
 // dbench run reports) in a fixed, shuffled order, with ReadX/WriteX sizes from a size mix whose mean
-// is the loadfile's (docs/workloads.md). --warmup SECONDS is dbench's option (fractions: a warmsched extension).
-// The loadfile's timestamps, Deltree and Mkdir (a few per
-// million lines) are left out. -t takes fractional seconds (real tbench: whole seconds), a warmsched
-// extension for short runs; the throughput is the execute phase's bytes over its exact length, where
+// is the loadfile's (docs/workloads.md). The loadfile's timestamps, Deltree and Mkdir (a few per
+// million lines) are left out. -t and --warmup (dbench's options) take fractional seconds (real tbench:
+// whole seconds), a warmsched extension for short runs; the throughput is the execute phase's bytes over its exact length, where
 // tbench takes the value its last progress line printed.
 #pragma once
 
