@@ -185,11 +185,7 @@ TEST_CASE("netperf TCP_RR prints netperf's RR block and its rate times elapsed i
     CHECK(o.served == o.transactions);
     CHECK(o.request_bytes == o.served);
     check_rate_times_elapsed(b, o.served);
-    // The default stack costs put one loopback TCP_RR pair on zen3-5950x in the published range for
-    // modern x86 (tens of thousands of transactions per second, 10-20 us round trips).
-    INFO("TCP_RR " << b.rate << " trans/s");
-    CHECK(b.rate > 30000);
-    CHECK(b.rate < 100000);
+    CHECK(b.rate > 1000);
     // The two ends are two processes, each woken by the other for every transaction.
     int netperf_pid = 0, netserver_pid = 0;
     for (const auto& t : r.k.tasks()) {
@@ -200,6 +196,57 @@ TEST_CASE("netperf TCP_RR prints netperf's RR block and its rate times elapsed i
     CHECK(netperf_pid == o.client_pid);
     CHECK(netserver_pid == o.server_pid);
     CHECK(netperf_pid != netserver_pid);
+}
+
+namespace {
+// The host the stack budgets were calibrated on (docs/workloads.md, "Calibration, measured"): an
+// Emerald Rapids Xeon (family 6 model 207) at its measured 2.87 GHz, as emr-8580-2s at that clock.
+test::kernel_rig calibration_host() {
+    auto p = platform::load_platform("emr-8580-2s", {"core.frequency=2.87GHz"});
+    return test::kernel_rig(std::move(p), scheduler::sched_config::defaults(scheduler::kernel_version::eevdf_v6_12, 240));
+}
+double rr_rate(const std::string& line) {
+    auto r = calibration_host();
+    auto wc = start(r, line);
+    r.k.run();
+    const auto blocks = parse_rr(report(as_netperf(wc)));
+    REQUIRE(blocks.size() == 1);
+    return blocks[0].rate;
+}
+} // namespace
+
+// Host medians (bench/calibration/loopback.sh, two sittings of 7 x 3 s, everything on one CPU):
+// TCP_RR 1/1 118,725 and 109,105 trans/s; UDP_RR 145,456 and 154,544; TCP_RR 1/15309 114,786 and
+// 100,073; real tbench 1 client 497 and 551 MB/s. The budgets were fitted to the first two beyond a pipe
+// ping-pong, which the model runs at 0.72 of the host's (its kernel_costs are not the host's), so the
+// model is expected at 0.72-1.0 of the host; the 15 KB replies and tbench were not fitted. The sittings'
+// spread is +-8%. (One simulation per test case: SystemC builds one model per process.)
+TEST_CASE("Calibration host: one CPU's TCP_RR is the host's, less the model's dearer pipe round trip") {
+    const double tcp = rr_rate("netperf -t TCP_RR -l 0.01 -T 0,0");
+    CHECK(tcp / 113915 == Approx(0.86).margin(0.14));
+}
+
+TEST_CASE("Calibration host: one CPU's UDP_RR is the host's, less the model's dearer pipe round trip") {
+    const double udp = rr_rate("netperf -t UDP_RR -l 0.01 -T 0,0");
+    CHECK(udp / 150000 == Approx(0.86).margin(0.14));
+}
+
+TEST_CASE("Calibration host: a 15,309-byte TCP reply is one loopback segment and one wakeup, as on the host") {
+    // On the host it costs about what a 1-byte reply does (107,430 against 113,915 trans/s); in 4 KiB
+    // pieces, each waking the reader, the model made it 1.7 transactions (35,768 against 61,779).
+    const double big = rr_rate("netperf -t TCP_RR -l 0.01 -T 0,0 -- -r 1,15309");
+    CHECK(big / 107430 == Approx(0.86).margin(0.14));
+}
+
+TEST_CASE("Calibration host: one CPU's tbench with 1 client is the host's real tbench, less the pipe part") {
+    auto r = calibration_host();
+    auto wc = start(r, "taskset -c 0 tbench -t 0.05 1");
+    r.k.run();
+    std::smatch m;
+    const std::string out = report(*wc.w);
+    REQUIRE(std::regex_search(out, m, std::regex(R"(Throughput ([0-9.]+) MB/sec)")));
+    const double mbs = std::stod(m[1]);
+    CHECK(mbs / 524 == Approx(0.86).margin(0.2));
 }
 
 TEST_CASE("netperf UDP_RR with -r and -T binds both ends and moves the request and response sizes") {
@@ -457,7 +504,7 @@ TEST_CASE("An experiment with several network workloads prints a block for each 
     std::stringstream ss;
     ss << cfg.rdbuf();
     CHECK(ss.str().find("udp_send_instructions: 9000") != std::string::npos);
-    CHECK(ss.str().find("tcp_send_instructions: 28000") != std::string::npos);
+    CHECK(ss.str().find("tcp_send_instructions: 12600") != std::string::npos);
     // Determinism: byte-identical output for the same seed.
     CHECK(a.out == b.out);
     fs::remove(yaml);

@@ -1,9 +1,15 @@
-// A pipe or an AF_UNIX stream socket between tasks: a byte stream held in kernel buffer lines that the
-// writer really writes and the reader really reads, so a message moves through the caches (and across
-// LLCs when the two ends run apart). A pipe holds 64 KiB of data; a socket is limited by the sender's
-// buffer (sk_sndbuf, 212992 bytes) charged with each message's truesize (data plus sk_buff overhead).
-// Blocked readers and writers wait in FIFO wait queues and are woken one at a time with WF_SYNC. Reads
-// and writes hold the object's lock while they copy, so writers to one pipe serialise.
+// A pipe, an AF_UNIX stream socket or one direction of a loopback AF_INET connection between tasks: a
+// byte stream held in kernel buffer lines that the writer really writes and the reader really reads, so
+// a message moves through the caches (and across LLCs when the two ends run apart). A pipe holds 64 KiB
+// of data; a socket is limited by the sender's buffer (sk_sndbuf, 212992 bytes) charged with each
+// message's truesize (data plus sk_buff overhead). Blocked readers and writers wait in FIFO wait queues
+// and are woken one at a time with WF_SYNC. Reads and writes hold the object's lock while they copy, so
+// writers to one pipe serialise.
+//
+// A write moves in segments of at most max_segment() bytes, and each segment a socket queues wakes a
+// waiting reader (sk_data_ready): a pipe's PIPE_BUF (4096), an AF_UNIX skb (unix_stream_sendmsg caps one
+// at about UNIX_SKB_FRAGS_SZ, 32 KiB), a loopback TCP segment (the MSS of lo's 65536-byte MTU: 65536 - 20
+// IP - 20 TCP - 12 timestamp option = 65484; loopback GSO sends a write up to that in one skb).
 //
 // Simplifications: the pipe's pages are a fixed 64 KiB ring (Linux allocates and frees pages, but
 // reuses them hot); a socket's sk_buffs come from a ring of the same size as its send buffer.
@@ -16,7 +22,8 @@ namespace warmsched::workloads {
 
 struct kernel_task;
 
-enum class channel_kind { pipe, socket };
+// socket: AF_UNIX stream; inet_socket: a TCP or UDP socket over loopback (workloads/net).
+enum class channel_kind { pipe, socket, inet_socket };
 
 class channel {
 public:
@@ -24,12 +31,24 @@ public:
     static constexpr std::uint64_t socket_sndbuf = 212992; // net.core.wmem_default
     static constexpr std::uint64_t skb_overhead = 576;     // sk_buff + skb_shared_info (estimate)
     static constexpr std::uint64_t atomic_write = 4096;    // PIPE_BUF: writes up to this are atomic
+    static constexpr std::uint64_t unix_skb_max = 32768;   // UNIX_SKB_FRAGS_SZ: an AF_UNIX skb's data
+    static constexpr std::uint64_t loopback_mss = 65484;   // TCP MSS at lo's MTU, with timestamps
 
     channel(channel_kind kind, std::uint64_t ring_base, std::uint64_t struct_base, unsigned line_size)
         : kind_(kind), ring_base_(ring_base), struct_base_(struct_base), line_(line_size) {}
 
     channel_kind kind() const { return kind_; }
+    bool is_socket() const { return kind_ != channel_kind::pipe; }
     std::uint64_t capacity() const { return kind_ == channel_kind::pipe ? pipe_capacity : socket_sndbuf; }
+    // The most one step of a write moves (and, for a socket, one wakeup of a waiting reader).
+    std::uint64_t max_segment() const {
+        switch (kind_) {
+        case channel_kind::pipe: return atomic_write;
+        case channel_kind::socket: return unix_skb_max;
+        case channel_kind::inet_socket: return loopback_mss;
+        }
+        return atomic_write;
+    }
     std::uint64_t ring_bytes() const { return capacity(); }
     // Buffer space a write of `bytes` takes.
     std::uint64_t charge(std::uint64_t bytes) const {
@@ -64,7 +83,7 @@ public:
         while (got < bytes && !segments_.empty()) {
             segment& s = segments_.front();
             const std::uint64_t take = std::min(bytes - got, s.bytes - s.read);
-            const std::uint64_t data = s.addr + (kind_ == channel_kind::socket ? line_ : 0);
+            const std::uint64_t data = s.addr + (is_socket() ? line_ : 0);
             out.push_back(piece{data + s.read, take});
             s.read += take;
             got += take;

@@ -529,7 +529,7 @@ void cpu_executor::unlock(channel& ch) {
 void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     op& o = *t.current;
     lock(ch);
-    const std::uint64_t piece = std::min(o.count - t.done, channel::atomic_write);
+    const std::uint64_t piece = std::min(o.count - t.done, ch.max_segment());
     if (!ch.fits(piece)) {
         unlock(ch);
         ch.writers.push_back(&t);
@@ -538,12 +538,12 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     const bool was_empty = ch.empty();
     const std::uint64_t addr = ch.append(piece);
     charge(static_cast<ps_t>(k_.costs().pipe_write_ps));
-    if (ch.kind() == channel_kind::socket) touch(addr, true); // the sk_buff header
-    copy(t.user_buffer, addr + (ch.kind() == channel_kind::socket ? k_.machine().line_size() : 0), piece);
+    if (ch.is_socket()) touch(addr, true); // the sk_buff header
+    copy(t.user_buffer, addr + (ch.is_socket() ? k_.machine().line_size() : 0), piece);
     touch(ch.struct_line(1), true); // head and the readers' wait queue
     unlock(ch);
     t.done += piece;
-    if (!ch.readers.empty() && (was_empty || ch.kind() == channel_kind::socket)) {
+    if (!ch.readers.empty() && (was_empty || ch.is_socket())) {
         kernel_task* r = ch.readers.front();
         ch.readers.pop_front();
         wake(*r, scheduler::WF_SYNC);

@@ -32,7 +32,8 @@ net_stack_params net_stack_params::read(workload_params& params, const std::stri
 }
 
 loopback_connection::loopback_connection(sim_kernel& k, const net_stack_params& p, net_protocol proto)
-    : to_server_(&k.make_channel(channel_kind::socket)), to_client_(&k.make_channel(channel_kind::socket)) {
+    : to_server_(&k.make_channel(channel_kind::inet_socket)),
+      to_client_(&k.make_channel(channel_kind::inet_socket)) {
     profile_.working_set = p.stack_private_bytes;
     profile_.pattern = access_pattern::uniform;
     profile_.accesses_per_kilo_instruction = p.stack_accesses_per_kilo_instruction;

@@ -12,10 +12,10 @@
 // pulls the lines the other end wrote -- and per-task kernel lines (skb slab, per-CPU softnet data,
 // route, kernel stack) as a private working set.
 //
-// Left out: ACKs as separate segments (in request/response traffic they ride on the reply), TCP
-// segmentation, Nagle, congestion control, GRO and timers; the stack's work runs as compute, so it is
-// accounted as user time. The channel moves a write of more than 4 KiB in 4 KiB pieces and each piece
-// wakes a waiting reader, where Linux wakes a MSG_WAITALL reader once.
+// A write moves in segments of up to the loopback MSS (65484 bytes: lo's 64 KiB MTU, where GSO sends a
+// write in one skb), and each segment queued wakes a waiting reader once (channel.h).
+// Left out: ACKs as separate segments (in request/response traffic they ride on the reply), Nagle,
+// congestion control and timers; the stack's work runs as compute, so it is accounted as user time.
 #pragma once
 
 #include "workloads/kernel/memory_profile.h"
@@ -36,10 +36,10 @@ enum class net_protocol { tcp, udp };
 // The stack's costs, settable per workload entry in an experiment file (docs/workloads.md gives the
 // sources). Instruction counts are at the platform's base CPI.
 struct net_stack_params {
-    std::uint64_t tcp_send_instructions = 28000; // send + the loopback receive softirq, per send call
-    std::uint64_t tcp_recv_instructions = 11000; // per recv call that returns data
-    std::uint64_t udp_send_instructions = 18000;
-    std::uint64_t udp_recv_instructions = 7000;
+    std::uint64_t tcp_send_instructions = 12600; // send + the loopback receive softirq, per send call
+    std::uint64_t tcp_recv_instructions = 4950;  // per recv call that returns data
+    std::uint64_t udp_send_instructions = 7200;
+    std::uint64_t udp_recv_instructions = 2800;
     std::uint64_t connection_bytes = 4096;     // hot lines of both ends' socket structs
     std::uint64_t stack_private_bytes = 16384; // per-task kernel lines of the path
     double stack_accesses_per_kilo_instruction = 10;
