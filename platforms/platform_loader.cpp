@@ -70,6 +70,8 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
     k.ipi_handler_ps = cost("ipi_handler", d.ipi_handler_ps);
     k.idle_exit_ps = cost("idle_exit", d.idle_exit_ps);
     k.idle_polling = r.boolean("idle_polling", d.idle_polling);
+    k.max_cstate = static_cast<int>(r.integer("max_cstate", d.max_cstate, -1, 9));
+    k.acpi_dummy_wait_ps = cost("acpi_dummy_wait", d.acpi_dummy_wait_ps);
     k.fork_ps = cost("fork", d.fork_ps);
     k.clone_ps = cost("clone", d.clone_ps);
     k.exit_ps = cost("exit", d.exit_ps);
@@ -78,6 +80,47 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
     k.io_complete_ps = cost("io_complete", d.io_complete_ps);
     k.migrate_ps = cost("migrate", d.migrate_ps);
     r.finish();
+}
+
+// idle_states: the cpuidle driver's table (drivers/acpi/processor_idle.c from ACPI _CST, or
+// intel_idle's), shallowest first.
+void read_idle_states(config_reader& root, platform_params& p) {
+    auto states = root.children("idle_states");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        auto& r = states[i];
+        idle_state_params s;
+        s.name = r.text("name");
+        if (!seen.insert(s.name).second) r.error("name", "idle state '" + s.name + "' is listed twice");
+        auto time = [&](const char* key, std::optional<double> def) {
+            const double v = r.time_ps(key, def);
+            if (v < 0 || v > 1e10) r.error(key, "must be between 0 and 10ms");
+            return v;
+        };
+        s.polling = r.boolean("polling", false);
+        if (s.polling && i != 0) r.error("polling", "only state 0 can be the polling loop");
+        s.exit_latency_ps = time("exit_latency", s.polling ? std::optional<double>(0.0) : std::nullopt);
+        s.target_residency_ps = time("target_residency", s.polling ? std::optional<double>(0.0) : std::nullopt);
+        s.exit_time_ps = time("exit_time", s.exit_latency_ps);
+        s.flushes_core = r.boolean("flushes_core", false);
+        s.io_port = r.boolean("io_port", false);
+        if (s.polling && (s.exit_time_ps > 0 || s.flushes_core || s.io_port))
+            r.error("polling", "the polling loop has no exit time and flushes nothing");
+        if (!p.idle_states.empty() && s.exit_latency_ps < p.idle_states.back().exit_latency_ps)
+            r.error("exit_latency", "states must be listed shallowest first (exit latency not below the previous)");
+        r.finish();
+        p.idle_states.push_back(s);
+    }
+    if (p.idle_states.empty()) { // one C1: the model before idle states were listed
+        idle_state_params c1;
+        c1.name = "C1";
+        c1.exit_latency_ps = c1.exit_time_ps = p.kernel_costs.idle_exit_ps;
+        c1.target_residency_ps = p.kernel_costs.idle_exit_ps;
+        p.idle_states.push_back(c1);
+    }
+    if (p.kernel_costs.max_cstate >= static_cast<int>(p.idle_states.size()))
+        root.error_in("kernel_costs", "max_cstate",
+                      "the platform has idle states 0.." + std::to_string(p.idle_states.size() - 1));
 }
 
 void read_block_device(config_reader& r, platform_params& p) {
@@ -333,6 +376,7 @@ platform_params read_platform(const config::config_node& root, config::config_no
     read_fabric(fab, p);
     auto costs = r.child("kernel_costs");
     read_kernel_costs(costs, p);
+    read_idle_states(r, p);
     auto disk = r.child("block_device");
     read_block_device(disk, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation

@@ -96,8 +96,10 @@ struct kernel_cost_params {
     double remote_enqueue_ps = 0.3e6; // extra on the waker when the wakee is queued on another CPU
     double ipi_ps = 1.5e6;            // reschedule IPI delivery to a CPU that does not poll
     double ipi_handler_ps = 0.5e6;    // interrupt entry and wake-list flush on the target
-    double idle_exit_ps = 1.0e6;      // exit latency of the idle state (C1)
-    bool idle_polling = false;        // idle CPUs poll (idle=poll / mwait): woken without IPI or exit latency
+    double idle_exit_ps = 1.0e6;      // exit latency of the idle state (C1) of a platform without idle_states
+    bool idle_polling = false;        // idle=poll: idle CPUs poll, woken without IPI or exit latency
+    int max_cstate = -1;              // processor.max_cstate / intel_idle.max_cstate: deepest state index (-1: all)
+    double acpi_dummy_wait_ps = 0;    // io_idle's inl of the ACPI PM timer after an I/O-port state (0: none)
     double fork_ps = 30e6;            // fork() of a process (estimate)
     double clone_ps = 10e6;           // clone() of a thread (estimate)
     double exit_ps = 10e6;            // exit() and reaping (estimate)
@@ -105,6 +107,23 @@ struct kernel_cost_params {
     double io_submit_ps = 1.0e6;      // block layer + NVMe driver per request submitted (estimate)
     double io_complete_ps = 1.0e6;    // completion interrupt's work per request (estimate)
     double migrate_ps = 2.0e6;        // detach/attach with remote run-queue locks
+};
+
+// One idle state as the cpuidle driver lists it (/sys/devices/system/cpu/cpuN/cpuidle/stateK): state 0 may
+// be the POLL loop. exit_latency and target_residency are what the driver advertises and the governor
+// decides by; exit_time is what leaving the state really takes (charged to the CPU when an interrupt wakes
+// it); flushes_core: entering it when every thread of the core is in it writes back and drops the core's
+// private caches (Zen's CC6, Intel's C6), so the refill after the wakeup comes out of the cache model;
+// io_port: ACPI enters it with an I/O-port read, after which kernels before v6.0 (and Intel machines
+// under acpi_idle) read the ACPI PM timer, "the dummy wait" (kernel_costs.acpi_dummy_wait).
+struct idle_state_params {
+    std::string name;
+    double exit_latency_ps = 0;
+    double target_residency_ps = 0;
+    double exit_time_ps = 0;
+    bool polling = false;
+    bool flushes_core = false;
+    bool io_port = false; // entered by an I/O-port read (ACPI IOPORT): acpi_dummy_wait applies on exit
 };
 
 // The machine's NVMe SSD (models/io/block_device.h). Defaults: Intel SSD DC P4500 2.0 TB, from its
@@ -137,6 +156,9 @@ struct platform_params {
     numa_params numa;
     fabric_params fabric;
     kernel_cost_params kernel_costs;
+    // The cpuidle driver's states, shallowest first. Empty in the file: one C1 of kernel_costs.idle_exit
+    // (the loader fills it in), which is what every idle period then uses.
+    std::vector<idle_state_params> idle_states;
     block_device_params block_device;
 };
 

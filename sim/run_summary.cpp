@@ -50,6 +50,13 @@ run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
         t.ipis += e.ipis;
         t.idle_exits += e.idle_exits;
         t.ticks += e.ticks;
+        t.idle_state_usage.resize(e.idle_state_usage.size());
+        t.idle_state_ns.resize(e.idle_state_ns.size());
+        for (std::size_t i = 0; i < e.idle_state_usage.size(); ++i) {
+            t.idle_state_usage[i] += e.idle_state_usage[i];
+            t.idle_state_ns[i] += e.idle_state_ns[i];
+        }
+        t.core_flushes += e.core_flushes;
         t.idle_s += static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9;
         const auto& hs = m.cpu(c).stats();
         for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
@@ -122,6 +129,16 @@ void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models
                   pct(t.wakeups_remote, t.wakeups).c_str(), pct(t.wakeups_sync, t.wakeups).c_str(),
                   static_cast<unsigned long long>(t.ipis), static_cast<unsigned long long>(t.idle_exits));
     out << b;
+    const auto& states = m.platform().idle_states;
+    if (states.size() > 1) { // cpuidle's usage and time per state (a platform with idle_states listed)
+        std::string line;
+        for (std::size_t i = 0; i < states.size() && i < t.idle_state_usage.size(); ++i)
+            line += (i ? ", " : "") + states[i].name + " " + std::to_string(t.idle_state_usage[i]) + " (" +
+                    std::to_string(t.idle_state_ns[i] / 1000) + " us)";
+        std::snprintf(b, sizeof b, "%-18s %s; core flushes %llu\n", "idle states", line.c_str(),
+                      static_cast<unsigned long long>(t.core_flushes));
+        out << b;
+    }
     std::snprintf(b, sizeof b,
                   "%-18s %12llu  chosen by wake_affine in %llu attempts (undecided ones keep prev)\n",
                   "wake placement", static_cast<unsigned long long>(t.wakeups_affine),

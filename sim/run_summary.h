@@ -15,6 +15,8 @@ struct run_totals {
     std::uint64_t switches = 0, voluntary = 0, involuntary = 0, migrations = 0;
     std::uint64_t wakeups = 0, wakeups_remote = 0, wakeups_sync = 0, forks = 0;
     std::uint64_t ipis = 0, idle_exits = 0, ticks = 0;
+    std::vector<std::uint64_t> idle_state_usage, idle_state_ns; // per cpuidle state, all CPUs
+    std::uint64_t core_flushes = 0;
     std::uint64_t wakeups_affine = 0, affine_attempts = 0;
     // Load balancing, summed over every CPU's domains, per idle type (idle, busy, newly idle).
     std::array<std::uint64_t, 3> lb_count{}, lb_gained{}, lb_failed{};

@@ -77,6 +77,13 @@ public:
     victim insert(std::uint64_t line, line_state s);
     // Removes a line; returns its state (invalid if it was absent).
     line_state invalidate(std::uint64_t line);
+    // The lines present, in slot order.
+    std::vector<std::uint64_t> lines() const {
+        std::vector<std::uint64_t> v;
+        for (std::size_t i = 0; i < tags_.size(); ++i)
+            if (tags_[i] != no_line) v.push_back(tags_[i]);
+        return v;
+    }
 
     std::uint64_t num_sets() const { return sets_; }
     unsigned associativity() const { return assoc_; }

@@ -132,6 +132,20 @@ void core::evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_ti
     put(v.line, dirty, at); // the last private level: tell the LLC
 }
 
+std::uint64_t core::flush_private(const sc_core::sc_time& at) {
+    const unsigned last = num_levels() - 1; // inclusive: the last private level holds every line
+    const std::vector<std::uint64_t> lines = levels_[last].lines();
+    cur_task_ = 0; // the idle task's doing
+    for (std::uint64_t line : lines) {
+        bool dirty = false;
+        for (unsigned lv = 0; lv <= last; ++lv) dirty = levels_[lv].invalidate(line) == line_state::modified || dirty;
+        if (dirty) ++stats_[last].writebacks;
+        ++stats_[last].evictions;
+        put(line, dirty, at);
+    }
+    return lines.size();
+}
+
 void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
     down_.txn.op = mem_op::put;
     down_.txn.line = line;

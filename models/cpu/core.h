@@ -53,6 +53,10 @@ public:
     unsigned num_levels() const { return static_cast<unsigned>(levels_.size()); }
     // Told of every line that leaves the private caches for room (nullptr: nobody).
     void set_observer(access_observer* o) { observer_ = o; }
+    // Core C6 (a flushing idle state, workloads/kernel/cpu_executor.h): every line of the private levels
+    // is written back if dirty and dropped, as the power-gated core loses its SRAM contents; the LLC is
+    // told of each (put). Returns the lines flushed.
+    std::uint64_t flush_private(const sc_core::sc_time& at);
 
 private:
     void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -18,7 +18,10 @@ constexpr ps_t min_fast_forward_ps = 20'000'000; // 20 us
 } // namespace
 
 cpu_executor::cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu)
-    : sc_module(name), k_(k), h_(h), cpu_(cpu) {
+    : sc_module(name), k_(k), h_(h), cpu_(cpu),
+      governor_(k.machine().platform().idle_states, k.machine().platform().kernel_costs.max_cstate) {
+    stats_.idle_state_usage.assign(k.machine().platform().idle_states.size(), 0);
+    stats_.idle_state_ns.assign(k.machine().platform().idle_states.size(), 0);
     tick_ps_ = k.sched().config().tick_ns() * 1000;
     tick_phase_ps_ = k.sched().config().tick_phase_ns * 1000;
     for (unsigned s : k.sched().layout().siblings[cpu])
@@ -40,10 +43,17 @@ double cpu_executor::smt_stretch() const {
     return 1.0;
 }
 
+bool cpu_executor::polls() const {
+    return !busy_ && (k_.costs().idle_polling || (period_.open && period_.polling));
+}
+
 void cpu_executor::kick(ps_t sent_ps) {
-    const bool polling = !busy_ && k_.costs().idle_polling;
+    const bool polling = polls();
     const ps_t at = sent_ps + (polling ? 0 : static_cast<ps_t>(k_.costs().ipi_ps));
-    if (!ipi_pending_ || at < ipi_at_) ipi_at_ = at;
+    if (!ipi_pending_ || at < ipi_at_) {
+        ipi_at_ = at;
+        ipi_polled_ = polling;
+    }
     ipi_pending_ = true;
     const ps_t now = sc_core::sc_time_stamp().value();
     wake_.notify(models::ps_time(at > now ? at - now : 0));
@@ -74,7 +84,9 @@ void cpu_executor::handle_interrupts() {
     if (ipi_pending_ && h_.now() >= ipi_at_) {
         ipi_pending_ = false;
         ++stats_.ipis;
-        if (busy_ || !k_.costs().idle_polling) charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
+        // A polling CPU (idle=poll, or the POLL state when the kick came) takes no interrupt.
+        if (busy_ || !(k_.costs().idle_polling || ipi_polled_)) charge(static_cast<ps_t>(k_.costs().ipi_handler_ps));
+        ipi_polled_ = false;
         if (k_.sched().nohz_kick_pending(cpu_)) { // a NOHZ kick: balance on behalf of the idle CPUs
             h_.sync();
             k_.set_running_cpu(cpu_);
@@ -142,6 +154,7 @@ void cpu_executor::take_irq(int key) {
 
 void cpu_executor::reschedule(bool preempt) {
     h_.sync();
+    if (period_.open) leave_idle_state(h_.now(), false, false); // woken without an interrupt
     kernel_task* prev = current();
     k_.set_running_cpu(cpu_);
     scheduler::task& next = k_.sched().schedule(cpu_, preempt, ns(h_.now()));
@@ -171,6 +184,7 @@ void cpu_executor::reschedule(bool preempt) {
     if (!nt) arm_rt_period_timer();
     const bool was_busy = busy_;
     busy_ = nt != nullptr;
+    if (busy_) tick_stopped_ = false;
     if (busy_ && !was_busy) { // the next tick of the grid tick_phase + n * tick after now
         const ps_t now = h_.now();
         next_tick_ = now < tick_phase_ps_
@@ -219,6 +233,8 @@ void cpu_executor::idle() {
     ps_t until = ~ps_t{0};
     if (!timers_.empty()) until = std::get<0>(timers_.top());
     if (ipi_pending_) until = std::min(until, ipi_at_);
+    if (!period_.open) enter_idle_state(start, until);
+    if (period_.poll_until) until = std::min(until, period_.poll_until);
     if (until == ~ps_t{0})
         sc_core::wait(wake_);
     else
@@ -228,10 +244,58 @@ void cpu_executor::idle() {
     stats_.idle_ns += ns(end - start);
     const bool interrupted =
         (ipi_pending_ && end >= ipi_at_) || (!timers_.empty() && std::get<0>(timers_.top()) <= end);
-    if (interrupted && !k_.costs().idle_polling) { // leave the idle state
-        ++stats_.idle_exits;
-        charge(static_cast<ps_t>(k_.costs().idle_exit_ps));
+    const bool polled_out = !interrupted && period_.poll_until && end >= period_.poll_until;
+    if (interrupted || polled_out || k_.finished()) leave_idle_state(end, interrupted, polled_out);
+}
+
+void cpu_executor::enter_idle_state(ps_t start, ps_t next_event) {
+    const auto& states = k_.machine().platform().idle_states;
+    period_ = idle_period{};
+    period_.open = true;
+    period_.start = start;
+    if (k_.costs().idle_polling) { // idle=poll: no cpuidle, poll until there is work
+        period_.polling = true;
+        return;
     }
+    // tick_nohz_get_sleep_length: the next timer event; with none pending in the model, 1 s stands for
+    // the timer wheel's next event of an otherwise idle kernel [estimate].
+    const std::uint64_t next_timer_ns =
+        next_event == ~ps_t{0} ? 1'000'000'000ull : ns(next_event > start ? next_event - start : 0);
+    period_.state = governor_.select(next_timer_ns, tick_stopped_);
+    const auto& s = states[static_cast<std::size_t>(period_.state)];
+    period_.polling = s.polling;
+    if (s.polling) period_.poll_until = start + governor_.poll_limit_ns() * 1000;
+    ++stats_.idle_state_usage[static_cast<std::size_t>(period_.state)];
+    if (!s.flushes_core) return;
+    for (unsigned sib : siblings_)
+        if (!k_.executor(sib).in_flushing_state()) return;
+    // The last thread of the core enters it: the core's private levels are written back and dropped.
+    ++stats_.core_flushes;
+    k_.machine().core_at(h_.params().core).flush_private(sc_core::SC_ZERO_TIME);
+}
+
+bool cpu_executor::in_flushing_state() const {
+    return period_.open && !period_.polling && period_.state >= 0 &&
+           k_.machine().platform().idle_states[static_cast<std::size_t>(period_.state)].flushes_core;
+}
+
+void cpu_executor::leave_idle_state(ps_t end, bool interrupted, bool polled_out) {
+    if (!period_.open) return;
+    period_.open = false;
+    ps_t residency = end > period_.start ? end - period_.start : 0;
+    if (period_.state < 0) return; // idle=poll
+    const auto& s = k_.machine().platform().idle_states[static_cast<std::size_t>(period_.state)];
+    if (interrupted && !period_.polling) { // leave the idle state
+        ++stats_.idle_exits;
+        ps_t exit = static_cast<ps_t>(s.exit_time_ps);
+        if (s.io_port && k_.costs().acpi_dummy_wait_ps > 0) // io_idle's inl of the one ACPI PM timer port
+            exit += k_.pm_timer_read(end + exit, static_cast<ps_t>(k_.costs().acpi_dummy_wait_ps));
+        charge(exit);
+        residency += exit; // last_residency_ns is measured after the driver returns
+    }
+    stats_.idle_state_ns[static_cast<std::size_t>(period_.state)] += ns(residency);
+    governor_.reflect(ns(residency), period_.state, polled_out);
+    tick_stopped_ = !period_.polling && governor_.predicted_ns() >= menu_governor::tick_ns;
 }
 
 void cpu_executor::step(kernel_task& t) {

@@ -26,6 +26,7 @@
 
 #include "models/cpu/hart.h"
 #include "scheduler/task/task.h"
+#include "workloads/kernel/cpuidle_menu.h"
 #include "workloads/kernel/kernel_task.h"
 
 #include <systemc>
@@ -45,6 +46,10 @@ struct cpu_executor_stats {
     scheduler::nsec idle_ns = 0;
     std::uint64_t ticks = 0, ipis = 0, timer_interrupts = 0, idle_exits = 0, context_switches = 0;
     std::uint64_t device_irqs = 0; // block-device completion interrupts taken
+    // cpuidle, per idle state of the platform (sysfs cpuidle/stateK/usage and time): entries, time in
+    // it; core_flushes: entries that flushed the core's private caches (every thread in a flushing state).
+    std::vector<std::uint64_t> idle_state_usage, idle_state_ns;
+    std::uint64_t core_flushes = 0;
     // Fast-forward: chunks run so, the accesses they stood for and simulated, drifts back to detailed.
     std::uint64_t ff_chunks = 0, ff_accesses = 0, ff_sampled = 0, ff_drifts = 0;
 };
@@ -95,7 +100,15 @@ private:
     // Going idle with the RT class throttled here and RT tasks queued: the RT period hrtimer (an interrupt
     // at the period boundary that unthrottles), which fires even when no CPU ticks.
     void arm_rt_period_timer();
+    // The idle loop: a cpuidle state for the period (chosen once by the governor, kept across spurious
+    // returns such as the SMT sibling changing state), left on an interrupt, at POLL's time limit, or
+    // when the CPU has something to run.
     void idle();
+    void enter_idle_state(models::ps_t start, models::ps_t next_event);
+    void leave_idle_state(models::ps_t end, bool interrupted, bool polled_out);
+    // Entering a flushing state: when every thread of the core is in one, the core's caches are flushed.
+    bool in_flushing_state() const;
+    bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
     // A fast-forwarded chunk of settled compute, up to `bound`.
@@ -135,7 +148,15 @@ private:
     bool idling_ = false; // waiting in idle() since idle_start_
     models::ps_t idle_start_ = 0;
     bool ipi_pending_ = false;
+    bool ipi_polled_ = false; // the pending kick found this CPU polling: no IPI, no interrupt entry
     models::ps_t ipi_at_ = 0;
+    menu_governor governor_;
+    struct idle_period {
+        bool open = false, polling = false;
+        int state = -1; // index in the platform's idle_states; -1: idle=poll
+        models::ps_t start = 0, poll_until = 0; // poll_until 0: no limit
+    } period_;
+    bool tick_stopped_ = false; // the last idle period stopped the tick and nothing ran since
     const void* loaded_mm_ = nullptr; // address space in the MMU (kept across idle: lazy TLB)
     // expiry, pid (unique: a total order) or a negative device-interrupt key, task to wake
     using timer = std::tuple<models::ps_t, int, kernel_task*>;

@@ -14,6 +14,7 @@
 #include "workloads/kernel/kernel_task.h"
 #include "workloads/kernel/migration_cost.h"
 
+#include <algorithm>
 #include <systemc>
 
 #include <deque>
@@ -45,6 +46,17 @@ public:
     // Kernel memory shared by tasks of any process (e.g. a connection's socket state), line-aligned:
     // the address for memory_profile::shared_region.
     std::uint64_t alloc_shared(std::uint64_t bytes) { return alloc_kernel(bytes); }
+    // The ACPI PM timer's I/O port (one per machine, in the chipset): a read issued at `at_ps` waits for
+    // the reads before it, then takes `service_ps`; returns the time from `at_ps` to its answer. This is
+    // acpi_idle's "dummy wait" after an I/O-port C-state (kernel_costs.acpi_dummy_wait), which many CPUs
+    // leaving C2 at once queue on.
+    models::ps_t pm_timer_read(models::ps_t at_ps, models::ps_t service_ps) {
+        const models::ps_t begin = std::max(at_ps, pm_timer_free_ps_);
+        pm_timer_free_ps_ = begin + service_ps;
+        ++pm_timer_reads_;
+        return pm_timer_free_ps_ - at_ps;
+    }
+    std::uint64_t pm_timer_reads() const { return pm_timer_reads_; }
     // A task that exists when the run starts, queued on `cpu`.
     kernel_task& spawn(const spawn_spec& s, unsigned cpu);
 
@@ -97,6 +109,8 @@ public:
 
 private:
     std::uint64_t alloc_kernel(std::uint64_t bytes); // line-aligned
+    models::ps_t pm_timer_free_ps_ = 0;
+    std::uint64_t pm_timer_reads_ = 0;
     std::uint64_t alloc_user(std::uint64_t bytes);   // page-aligned
     kernel_task& new_task(const spawn_spec& s, kernel_task* parent);
 
