@@ -254,6 +254,16 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
     }
     stat("kernel.forks", static_cast<double>(t.forks), "tasks created by fork/clone (Count)");
     stat("kernel.ipis", static_cast<double>(t.ipis), "reschedule IPIs received (Count)");
+    const auto& states = m.platform().idle_states;
+    if (states.size() > 1) { // cpuidle (a platform with idle_states listed), as sysfs usage and time
+        for (std::size_t i = 0; i < states.size() && i < t.idle_state_usage.size(); ++i) {
+            const std::string p = "kernel.idleState::" + states[i].name + ".";
+            stat(p + "usage", static_cast<double>(t.idle_state_usage[i]), "entries, all CPUs (Count)");
+            stat(p + "time", static_cast<double>(t.idle_state_ns[i]) / 1e9, "time in the state, all CPUs (Second)");
+        }
+        stat("kernel.coreFlushes", static_cast<double>(t.core_flushes),
+             "entries that flushed a core's private caches (Count)");
+    }
     for (unsigned c = 0; c < m.num_cpus(); ++c) {
         const std::string p = "system.cpu" + std::to_string(c) + ".";
         const auto& rq = k.sched().rq(c);

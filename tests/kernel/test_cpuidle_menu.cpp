@@ -9,8 +9,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
+#include <unistd.h>
 
 using namespace warmsched;
 using workloads::menu_governor;
@@ -109,16 +112,23 @@ TEST_CASE("menu: periods far shorter than the timer teach the bucket's correctio
 namespace {
 struct ct_line {
     int min = -1, avg = -1, max = -1;
+    double c2_usage = -1; // stats.txt kernel.idleState::C2.usage
 };
 ct_line cyclictest_on_milan(const std::string& extra) {
-    const auto r = test::run_cli("run --platform milan-7713-2s " + extra +
-                                 " --out /tmp/warmsched-cpuidle-" + std::to_string(::getpid()) +
+    const std::string out = "/tmp/warmsched-cpuidle-" + std::to_string(::getpid());
+    const auto r = test::run_cli("run --platform milan-7713-2s " + extra + " --out " + out +
                                  " -- cyclictest -t 1 -i 5000 -l 40 -q");
     INFO(r.err);
     REQUIRE(r.status == 0);
     std::smatch m;
     REQUIRE(std::regex_search(r.out, m, std::regex(R"(Min:\s+(\d+) Act:\s+\d+ Avg:\s+(\d+) Max:\s+(\d+))")));
-    return {std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
+    ct_line l{std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
+    std::ifstream in(out + "/stats.txt");
+    const std::string stats((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::smatch u;
+    if (std::regex_search(stats, u, std::regex(R"(kernel\.idleState::C2\.usage\s+(\d+))"))) l.c2_usage = std::stod(u[1]);
+    std::filesystem::remove_all(out);
+    return l;
 }
 } // namespace
 
@@ -130,11 +140,13 @@ TEST_CASE("cyclictest on Milan pays C2's exit once menu has learnt the 5 ms peri
     CHECK(l.max >= 22);
     CHECK(l.max <= 26);
     CHECK(l.avg >= 15);
+    CHECK(l.c2_usage > 0);
 }
 
 TEST_CASE("cyclictest on Milan with C2 disabled (max_cstate 1) stays at C1's latency") {
     const ct_line l = cyclictest_on_milan("-p platform.kernel_costs.max_cstate=1");
     CHECK(l.max <= 3);
+    CHECK(l.c2_usage == 0);
 }
 
 TEST_CASE("A max_cstate beyond the platform's states is a one-line error naming the key") {
