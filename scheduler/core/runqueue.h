@@ -62,6 +62,14 @@ struct runqueue {
     unsigned balance_migrations = 0, balance_switches = 0;
 
     bool is_idle() const { return curr == idle && nr_running == 0; }
+
+    // add_nr_running / sub_nr_running (kernel/sched/sched.h): every class counts the tasks it puts on or
+    // takes off this CPU through these two and never writes nr_running itself. Called from the classes'
+    // enqueue_task/dequeue_task and from the paths that move whole queues (CFS bandwidth's throttle and
+    // unthrottle, the RT class's throttling of its top queue). The core reads the count for is_idle, the
+    // balancers and the root domain's overload flag (scheduler::activate_task).
+    void add_nr_running(unsigned count) { nr_running += count; }
+    void sub_nr_running(unsigned count) { nr_running -= count; }
 };
 
 // cfs_rq_of(se): the queue `se` is (to be) queued on; `rq` is the run queue of se's CPU, whose root

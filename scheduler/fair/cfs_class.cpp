@@ -89,7 +89,7 @@ void cfs_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         flags = ENQUEUE_WAKEUP;
     }
     if (!update_levels_above(rq, se, 1, static_cast<int>(idle), nullptr)) return;
-    ++rq.nr_running;
+    rq.add_nr_running(1);
     rq.idle_policy_running += idle;
 }
 
@@ -152,7 +152,7 @@ bool cfs_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     }
     if (counted) counted = update_levels_above(rq, se, -1, -static_cast<int>(idle), nullptr);
     if (counted) {
-        --rq.nr_running;
+        rq.sub_nr_running(1);
         rq.idle_policy_running -= idle;
     }
     if (task_sleep) util_est_update(p);

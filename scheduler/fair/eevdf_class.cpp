@@ -174,7 +174,7 @@ void eevdf_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
         flags = ENQUEUE_WAKEUP;
     }
     if (!update_levels_above(rq, se, 1, static_cast<int>(idle), &slice)) return;
-    ++rq.nr_running;
+    rq.add_nr_running(1);
     rq.idle_policy_running += idle;
 }
 
@@ -237,7 +237,7 @@ int eevdf_class::dequeue_entities(runqueue& rq, sched_entity* se, unsigned flags
         flags &= ~(DEQUEUE_DELAYED | DEQUEUE_SPECIAL);
     }
     if (!update_levels_above(rq, se, -static_cast<int>(h_nr), -static_cast<int>(idle), &slice)) return 0;
-    rq.nr_running -= h_nr;
+    rq.sub_nr_running(h_nr);
     rq.idle_policy_running -= idle;
     return 1;
 }

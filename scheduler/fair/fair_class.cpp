@@ -305,7 +305,7 @@ void fair_class::throttle_cfs_rq(runqueue& rq, cfs_rq& q) {
         l.idle_h_nr_running -= idle_delta;
         l.h_nr_delayed -= delayed_delta;
     }
-    rq.nr_running -= task_delta;
+    rq.sub_nr_running(task_delta);
     rq.idle_policy_running -= idle_delta;
 }
 
@@ -335,7 +335,7 @@ void fair_class::unthrottle_cfs_rq(runqueue& rq, cfs_rq& q) {
         l.h_nr_delayed += delayed_delta;
         if (l.throttled) return;
     }
-    rq.nr_running += task_delta;
+    rq.add_nr_running(task_delta);
     rq.idle_policy_running += idle_delta;
     if (rq.curr == rq.idle && rq.cfs.nr_running) core_.resched_curr(rq);
 }

@@ -33,7 +33,7 @@ bool rt_bandwidth::runtime_exceeded(runqueue& rq) {
     rt.rt_throttled = true;
     ++rt.nr_throttled;
     if (log_.empty()) log_ = "sched: RT throttling activated";
-    rt.unqueue_top(rq.nr_running);
+    rq.sub_nr_running(rt.unqueue_top());
     return true;
 }
 
@@ -80,7 +80,7 @@ void rt_bandwidth::period_timer(nsec now) {
             enqueue = true;
         }
         if (!enqueue) continue;
-        rt.queue_top(rq.nr_running); // sched_rt_rq_enqueue
+        rq.add_nr_running(rt.queue_top()); // sched_rt_rq_enqueue
         if (rt.rt_nr_running && rt.highest_prio_curr < rq.curr->prio()) core_.resched_curr(rq);
     }
 }

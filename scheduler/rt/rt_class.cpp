@@ -35,14 +35,14 @@ void rt_class::update_curr(runqueue& rq) {
 
 void rt_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     rt_rq& rt = rq.rt;
-    rt.unqueue_top(rq.nr_running);
+    rq.sub_nr_running(rt.unqueue_top());
     if (flags & ENQUEUE_HEAD)
         rt.active.push_head(p);
     else
         rt.active.push_tail(p);
     ++rt.rt_nr_running;
     update_highest_prio(rq);
-    rt.queue_top(rq.nr_running);
+    rq.add_nr_running(rt.queue_top());
     p.rt_on_rq = true;
     p.on_rq = true;
 }
@@ -50,11 +50,11 @@ void rt_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
 bool rt_class::dequeue_task(runqueue& rq, task& p, unsigned) {
     update_curr(rq);
     rt_rq& rt = rq.rt;
-    rt.unqueue_top(rq.nr_running);
+    rq.sub_nr_running(rt.unqueue_top());
     rt.active.remove(p);
     --rt.rt_nr_running;
     update_highest_prio(rq);
-    rt.queue_top(rq.nr_running);
+    rq.add_nr_running(rt.queue_top());
     p.rt_on_rq = false;
     p.on_rq = false;
     return true;

@@ -23,15 +23,16 @@ struct rt_rq {
 
     // enqueue_top_rt_rq / dequeue_top_rt_rq: add the queued RT tasks to the CPU's nr_running, unless
     // throttled or empty; take them out again.
-    void queue_top(unsigned& rq_nr_running) {
-        if (rt_queued || rt_throttled || rt_nr_running == 0) return;
-        rq_nr_running += rt_nr_running;
+    // Each returns the count for the CPU's add_nr_running / sub_nr_running (0: nothing changes).
+    unsigned queue_top() {
+        if (rt_queued || rt_throttled || rt_nr_running == 0) return 0;
         rt_queued = true;
+        return rt_nr_running;
     }
-    void unqueue_top(unsigned& rq_nr_running) {
-        if (!rt_queued) return;
-        rq_nr_running -= rt_nr_running;
+    unsigned unqueue_top() {
+        if (!rt_queued) return 0;
         rt_queued = false;
+        return rt_nr_running;
     }
 };
 
