@@ -84,8 +84,10 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
 
 // idle_states: the cpuidle driver's table (drivers/acpi/processor_idle.c from ACPI _CST, or
 // intel_idle's), shallowest first.
-void read_idle_states(config_reader& root, platform_params& p) {
+void read_idle_states(config_reader& root, const config_reader& costs, platform_params& p) {
     auto states = root.children("idle_states");
+    if (!states.empty() && costs.has("idle_exit"))
+        costs.error("idle_exit", "the platform lists idle_states: set the exit_time of a state there instead");
     std::set<std::string> seen;
     for (std::size_t i = 0; i < states.size(); ++i) {
         auto& r = states[i];
@@ -376,7 +378,7 @@ platform_params read_platform(const config::config_node& root, config::config_no
     read_fabric(fab, p);
     auto costs = r.child("kernel_costs");
     read_kernel_costs(costs, p);
-    read_idle_states(r, p);
+    read_idle_states(r, costs, p);
     auto disk = r.child("block_device");
     read_block_device(disk, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation

@@ -55,7 +55,8 @@ public:
     void set_observer(access_observer* o) { observer_ = o; }
     // Core C6 (a flushing idle state, workloads/kernel/cpu_executor.h): every line of the private levels
     // is written back if dirty and dropped, as the power-gated core loses its SRAM contents; the LLC is
-    // told of each (put). Returns the lines flushed.
+    // told of each (put); they count as the last level's evictions (and writebacks when dirty). Returns the
+    // lines flushed.
     std::uint64_t flush_private(const sc_core::sc_time& at);
 
 private:

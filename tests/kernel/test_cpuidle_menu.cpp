@@ -163,3 +163,11 @@ TEST_CASE("acpi_dummy_wait: each exit from C2 also reads the ACPI PM timer, and 
     CHECK(l.max >= 23);
     CHECK(l.max <= 27);
 }
+
+TEST_CASE("idle_exit on a platform that lists idle_states is a one-line error, not silently ignored") {
+    const auto r = test::run_cli("run --platform milan-7713-2s -p platform.kernel_costs.idle_exit=2us -- "
+                                 "cyclictest -t 1 -i 5000 -l 4 -q");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("idle_exit") != std::string::npos);
+    CHECK(r.err.find("exit_time") != std::string::npos);
+}

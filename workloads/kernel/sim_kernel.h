@@ -14,9 +14,9 @@
 #include "workloads/kernel/kernel_task.h"
 #include "workloads/kernel/migration_cost.h"
 
-#include <algorithm>
 #include <systemc>
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <vector>
