@@ -84,9 +84,7 @@ std::string pct(std::uint64_t part, std::uint64_t whole) {
 // the other CPUs' run queues the RT code read.
 static void print_rt_summary(std::ostream& out, const workloads::sim_kernel& k) {
     const scheduler::scheduler& s = k.sched();
-    const auto* rt = dynamic_cast<const scheduler::rt_class*>(&s.rt());
-    if (!rt) return;
-    const scheduler::rt_counters& c = rt->counters();
+    const scheduler::rt_counters& c = s.rt().counters();
     if (c.wakeups + c.pushes + c.pulls == 0) return;
     using w = scheduler::rt_counters;
     char b[512];

@@ -1,6 +1,7 @@
 // Core scheduler; see scheduler.h.
 #include "scheduler/core/scheduler.h"
 
+#include "scheduler/dl/dl_class.h"
 #include "scheduler/fair/cfs_class.h"
 #include "scheduler/fair/eevdf_class.h"
 #include "scheduler/fair/fair_class.h"
@@ -15,15 +16,6 @@
 
 namespace warmsched::scheduler {
 
-namespace {
-fair_class& fair_of(sched_class& c) {
-    return static_cast<fair_class&>(c);
-}
-rt_class& rt_of(sched_class& c) {
-    return static_cast<rt_class&>(c);
-}
-} // namespace
-
 scheduler::scheduler(const platform::topology& topo, const std::vector<std::vector<unsigned>>& numa_distances,
                      const sched_config& cfg, scheduler_hooks& hooks)
     : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.kernel), hooks_(hooks),
@@ -37,17 +29,77 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
     rt_ = std::make_unique<rt_class>(*this);
     if (cfg.kernel == kernel_version::eevdf_v6_12)
         fair_server_ = std::make_unique<fair_server>(*this, num_cpus()); // v6.12's dl_server for fair tasks
-    rt_of(*rt_).bandwidth().init();
+    dl_ = std::make_unique<dl_class>(*fair_, fair_server_.get());
+    classes_ = {dl_.get(), rt_.get(), fair_.get(), idle_.get()};
+    rt_->bandwidth().init();
 }
 
 scheduler::~scheduler() = default;
 
-sched_class& scheduler::class_of(const task& p) {
-    return p.is_idle ? *idle_ : p.is_rt() ? *rt_ : *fair_;
+sched_class& scheduler::class_for(sched_policy policy) const {
+    return rt_policy(policy) ? static_cast<sched_class&>(*rt_) : *fair_;
+}
+
+sched_class& scheduler::class_of(const task& p) const {
+    if (p.sched_class) return *p.sched_class;
+    return p.is_idle ? *idle_ : class_for(p.policy);
+}
+
+bool scheduler::is_fair(const task& p) const {
+    return &class_of(p) == fair_.get();
+}
+
+std::size_t scheduler::class_index(const sched_class& c) const {
+    for (std::size_t i = 0; i < classes_.size(); ++i)
+        if (classes_[i] == &c) return i;
+    assert(false && "a class outside the list");
+    return classes_.size();
 }
 
 int scheduler::class_rank(const task& p) const {
-    return p.is_idle ? 0 : p.is_rt() ? 2 : 1; // idle < fair < rt
+    // Higher is more urgent: the idle class ranks 0.
+    return static_cast<int>(classes_.size() - 1 - class_index(class_of(p)));
+}
+
+bool scheduler::runnable_above(const runqueue& rq, const sched_class& c) const {
+    for (const sched_class* k : classes_) {
+        if (k == &c) return false;
+        if (k->has_runnable(rq)) return true;
+    }
+    return false;
+}
+
+void scheduler::setscheduler(task& p, sched_policy policy, int rt_priority, int nice, unsigned this_cpu,
+                             nsec now) {
+    if (p.is_idle) throw std::invalid_argument("sched_setscheduler: the idle task keeps its class");
+    if (rt_policy(policy) != (rt_priority >= 1 && rt_priority <= 99))
+        throw std::invalid_argument("sched_setscheduler: " + p.comm + ": priority " + std::to_string(rt_priority) +
+                                    (rt_policy(policy) ? " is not in 1..99" : " must be 0 for a fair policy"));
+    calling_cpu_ = static_cast<int>(this_cpu);
+    rt_rq_reads_.clear();
+    runqueue& rq = rqs_[p.cpu];
+    update_rq_clock(rq, now);
+    sched_class& from = class_of(p);
+    sched_class& to = class_for(policy);
+    const int old_prio = p.prio();
+    const bool queued = p.on_rq && !p.se.sched_delayed;
+    const bool running = rq.curr == &p;
+    if (queued) from.dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_MOVE);
+    if (running) from.put_prev_task(rq, p);
+    p.policy = policy;
+    p.rt_priority = rt_priority;
+    p.set_nice(nice);
+    p.sched_class = &to;
+    if (&to != &from) to.task_fork(rq, p, nullptr); // the new class's per-task state (an RR slice)
+    if (queued) activate_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_MOVE);
+    if (running) to.set_next_task(rq, p);
+    // check_class_changed
+    if (&to != &from) {
+        from.switched_from(rq, p);
+        to.switched_to(rq, p);
+    } else if (p.prio() != old_prio) {
+        to.prio_changed(rq, p, old_prio);
+    }
 }
 
 void scheduler::update_rq_clock(runqueue& rq, nsec now) {
@@ -62,6 +114,7 @@ void scheduler::resched_curr(runqueue& rq) {
 
 void scheduler::init_idle(task& idle, unsigned cpu) {
     idle.is_idle = true;
+    idle.sched_class = idle_.get();
     idle.cpu = cpu;
     idle.on_cpu = true;
     idle.state = task_state::running;
@@ -147,6 +200,7 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     p.se.owner = &p;
     p.se.custom_slice = custom_slice;
     p.set_nice(p.nice);
+    p.sched_class = &class_for(p.policy);
     init_entity_runnable_average(p.se);
     class_of(p).task_fork(rq, p, nullptr);
     post_init_entity_util_avg(rq, p.se);
@@ -169,6 +223,7 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.se.custom_slice = custom_slice;
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
+    child.sched_class = &class_for(child.policy); // sched_fork: __setscheduler_prio
     if (!rq.curr->is_idle) child.cgroup = rq.curr->cgroup; // cgroup_fork: the parent's css_set
     init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
@@ -228,8 +283,7 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
     } else {
         probed_.clear();
         const unsigned prev_cpu = p.cpu;
-        cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags | WF_TTWU);
-        if (p.is_rt()) rt_of(*rt_).count_wakeup(prev_cpu, cpu);
+        cpu = class_of(p).select_task_rq(p, prev_cpu, wake_flags | WF_TTWU);
         r.probed = &probed_;
         if (cpu != p.cpu) {
             wake_flags |= WF_MIGRATED;
@@ -244,10 +298,10 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         r.via_wake_list = cfg_.features[feature::TTWU_QUEUE] && cpu != this_cpu &&
                           (!domains_.cpus_share_cache(cpu, this_cpu) ||
                            (cfg_.kernel == kernel_version::eevdf_v6_12 && rq.is_idle()));
-        fair_of(*fair_).placement().cpu_woken_from_idle(cpu, now);
+        fair_->placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
         check_preempt_curr(rq, p, wake_flags);
-        if (p.is_rt()) rt_of(*rt_).task_woken(rq, p);
+        class_of(p).task_woken(rq, p);
     }
     r.cpu = cpu;
     if (trace_) trace_->sched_wakeup(r.via_wake_list ? cpu : this_cpu, now, p, false); // ttwu_do_activate
@@ -273,17 +327,20 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
 
 bool scheduler::fair_served(const runqueue& rq) const {
     // The fair server runs the CPU's fair tasks as a deadline entity: RT work waits.
-    return fair_server_ && fair_server_->serving(rq.cpu) && !rq.curr->is_idle && !rq.curr->is_rt();
+    return dl_->serving(rq) && &class_of(*rq.curr) == fair_.get();
 }
 
 task& scheduler::pick_next_task(runqueue& rq, task* prev) {
-    if (prev && prev->is_rt()) rt_->balance(rq, prev);
-    if (fair_server_ && fair_server_->serving(rq.cpu) && fair_->has_runnable(rq))
-        if (task* p = fair_->pick_next_task(rq, prev)) return *p; // the fair server's pick, before RT
-    if (task* p = rt_->pick_next_task(rq, prev)) return *p;
-    if (!fair_->has_runnable(rq)) fair_->balance(rq, prev);
-    if (task* p = fair_->pick_next_task(rq, prev)) return *p;
-    return *idle_->pick_next_task(rq, prev);
+    // prev_balance: from prev's class down, until a class says a task of it or above is runnable. An
+    // idle prev starts at the fair class: pick_next_task_fair, which the kernel's fast path calls for
+    // an idle prev, runs the newidle balance itself when it finds no task.
+    std::size_t start = class_index(*fair_);
+    if (prev && !prev->is_idle) start = class_index(class_of(*prev));
+    for (std::size_t i = start; i + 1 < classes_.size(); ++i)
+        if (classes_[i]->balance(rq, prev)) break;
+    for (sched_class* c : classes_) // for_each_class: the first class with a task
+        if (task* p = c->pick_next_task(rq, prev)) return *p;
+    return *rq.idle; // unreachable: the idle class always has its task
 }
 
 void scheduler::sched_info_depart(runqueue& rq, task& p) {
@@ -341,7 +398,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
     rq.need_resched = false;
     if (&next != &prev) {
         if (&class_of(prev) == fair_.get() && &class_of(next) == fair_.get()) {
-            fair_of(*fair_).switch_tasks(rq, prev, next); // below their common group only
+            fair_->switch_tasks(rq, prev, next); // below their common group only
         } else {
             class_of(prev).put_prev_task(rq, prev);
             class_of(next).set_next_task(rq, next);
@@ -365,13 +422,13 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         next.on_cpu = true;
         rq.curr = &next;
         next.cpu = cpu;
-        if (next.is_rt()) rt_of(*rt_).push_rt_tasks(rq); // the balance callback after picking RT
+        class_of(next).balance_callback(rq, next); // RT: push the other queued tasks away
     }
     if (next.is_idle) {
         ++rq.stats.sched_goidle;
         if (!was_idle) {
-            fair_of(*fair_).placement().cpu_enters_idle(cpu, rq.clock);
-            fair_of(*fair_).balancing().nohz_balance_enter_idle(cpu); // NO_HZ_IDLE: the tick stops
+            fair_->placement().cpu_enters_idle(cpu, rq.clock);
+            fair_->balancing().nohz_balance_enter_idle(cpu); // NO_HZ_IDLE: the tick stops
         }
     }
     return next;
@@ -395,14 +452,14 @@ void scheduler::switch_to_stopper(runqueue& rq, task& prev, bool blocking) {
 
 task& scheduler::run_stopper(runqueue& rq, task& prev, bool blocking) {
     if (!prev.is_idle) switch_to_stopper(rq, prev, blocking); // the stopper (idle stands for it) is current
-    fair_of(*fair_).balancer().active_load_balance_cpu_stop(rq.cpu, rq.clock);
+    fair_->balancer().active_load_balance_cpu_stop(rq.cpu, rq.clock);
     return *rq.idle;
 }
 
 void scheduler::nohz_idle_balance(unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     update_rq_clock(rqs_[cpu], now);
-    fair_of(*fair_).balancing().nohz_csd(cpu, now);
+    fair_->balancing().nohz_csd(cpu, now);
 }
 
 scheduler::balance_work scheduler::take_balance_work(unsigned cpu) {
@@ -423,26 +480,26 @@ void scheduler::set_capacity_pressure(unsigned cpu, unsigned long lost) {
     rq.capacity_pressure = lost;
     // update_cpu_capacity() for this CPU now; the groups above see it when their CPUs next balance.
     if (sched_domain* sd = domains_.base(cpu))
-        fair_of(*fair_).balancer().update_group_capacity(*sd, cpu, cfg_.jiffies(rq.clock));
+        fair_->balancer().update_group_capacity(*sd, cpu, cfg_.jiffies(rq.clock));
     else
         rq.cpu_capacity = lost >= SCHED_CAPACITY_SCALE ? 1 : SCHED_CAPACITY_SCALE - lost;
 }
 
 void scheduler::account_wakeup_scan(unsigned this_cpu, nsec time) {
-    fair_of(*fair_).placement().account_scan(this_cpu, time);
+    fair_->placement().account_scan(this_cpu, time);
 }
 
 nsec scheduler::rt_period_expiry(unsigned cpu) const {
     const rt_rq& rt = rqs_[cpu].rt;
     if (!rt.rt_throttled || rt.rt_nr_running == 0) return 0;
-    return dynamic_cast<const rt_class&>(*rt_).bandwidth_next_period();
+    return rt_->bandwidth_next_period();
 }
 
 void scheduler::rt_period_timer(unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
-    rt_of(*rt_).bandwidth().period_timer(rq.clock);
+    rt_->bandwidth().period_timer(rq.clock);
 }
 
 void scheduler::scheduler_tick(unsigned cpu, nsec now) {
@@ -451,11 +508,11 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     update_rq_clock(rq, now);
     if (trace_) trace_->sched_tick(cpu, now);
     if (fair_server_) fair_server_->update(rq);
-    rt_of(*rt_).bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
+    rt_->bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
     if (bandwidth_.active() && rq.clock >= bandwidth_.next_timer()) bandwidth_.run_timers(cpu, rq.clock);
     if (bandwidth_.csd_pending(cpu)) bandwidth_.run_csd(cpu, rq.clock);
     class_of(*rq.curr).task_tick(rq, *rq.curr);
-    fair_of(*fair_).balancing().trigger_load_balance(rq, now);
+    fair_->balancing().trigger_load_balance(rq, now);
 }
 
 void scheduler::cfsb_csd(unsigned cpu, nsec now) {
@@ -482,15 +539,15 @@ void scheduler::return_to_user(unsigned cpu, nsec now) {
 void scheduler::set_cgroups(const cgroup_tree& tree) {
     groups_.build(tree);
     bandwidth_.build();
-    fair_of(*fair_).set_groups(groups_.enabled());
+    fair_->set_groups(groups_.enabled());
 }
 
 const group_sched* scheduler::group_rq(unsigned cpu, group_id g) const {
-    return static_cast<const fair_class&>(*fair_).group_rq(cpu, g);
+    return fair_->group_rq(cpu, g);
 }
 
 std::int64_t scheduler::tg_load_avg(group_id g) const {
-    return static_cast<const fair_class&>(*fair_).tg_load_avg(g);
+    return fair_->tg_load_avg(g);
 }
 
 void scheduler::attach_task(task& p, group_id g, nsec now) {
@@ -499,14 +556,14 @@ void scheduler::attach_task(task& p, group_id g, nsec now) {
     if (p.cgroup == g) return;
     runqueue& rq = rqs_[p.cpu];
     update_rq_clock(rq, now);
-    if (p.is_idle || p.is_rt() || (!p.on_rq && !p.se.avg.attached)) { // nothing of it on a fair queue
+    if (&class_of(p) != fair_.get() || (!p.on_rq && !p.se.avg.attached)) { // nothing of it on a fair queue
         p.cgroup = g;
         return;
     }
     if (p.throttled) return bandwidth_.move_parked(rq, p, g); // off its limbo list, enqueued afresh
     // sched_move_task: off its old group's queue and onto the new one's, keeping its place (in a
     // throttled hierarchy it waits there).
-    fair_of(*fair_).move_task_group(rq, p, g);
+    fair_->move_task_group(rq, p, g);
 }
 
 cgroup_cpu_stat scheduler::cpu_stat(group_id g, nsec now) const {

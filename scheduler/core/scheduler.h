@@ -1,5 +1,6 @@
 // The core scheduler (kernel/sched/core.c): per-CPU run queues, the ordered list of scheduling classes
-// (rt, fair, then idle), and the entry points the simulated kernel calls -- fork (sched_fork,
+// (dl -- the fair server's slot --, rt, fair, then idle), a class per task (task::sched_class, set by
+// setscheduler and at fork), one generic pick loop over the list, and the entry points the simulated kernel calls -- fork (sched_fork,
 // wake_up_new_task), exec (sched_exec), try_to_wake_up, schedule, the periodic tick, sched_yield, nice. It is
 // plain C++ without SystemC: time comes in as nanoseconds with every call, and when a CPU other than the
 // calling one must reschedule, the scheduler tells the kernel through `scheduler_hooks` (which models the
@@ -10,7 +11,12 @@
 // scheduler_tick (periodic balance and the NOHZ kick) and nohz_idle_balance (the kicked CPU's IPI).
 // cgroups: set_cgroups gives the run's cgroup v2 tree (group/task_groups.h); tasks are put in groups
 // with attach_task (cgroup.procs) and children inherit their parent's; cpu_stat reports a group's
-// cpu.stat. Left to later issues: the stop and deadline classes.
+// cpu.stat. Not modelled: the stop class (the stopper's work is done in place, run_stopper) and
+// SCHED_DEADLINE tasks (dl/dl_class.h holds only the fair server).
+//
+// What the core needs of the fair and RT classes beyond the ops table -- the tick's balance trigger, the
+// NOHZ and stopper work, idle tracking for wakeup placement, cgroups -- it calls on their own types by
+// name (fair_class, rt_class), as core.c calls fair.c's exported functions; it never casts a class.
 #pragma once
 
 #include "scheduler/core/runqueue.h"
@@ -30,6 +36,11 @@
 #include <vector>
 
 namespace warmsched::scheduler {
+
+class dl_class;
+class fair_class;
+class idle_class;
+class rt_class;
 
 struct sched_config {
     kernel_version kernel = kernel_version::eevdf_v6_12;
@@ -109,11 +120,14 @@ public:
     unsigned num_cpus() const { return static_cast<unsigned>(rqs_.size()); }
     runqueue& rq(unsigned cpu) { return rqs_[cpu]; }
     const runqueue& rq(unsigned cpu) const { return rqs_[cpu]; }
-    sched_class& fair() { return *fair_; }
+    fair_class& fair() { return *fair_; }
+    const fair_class& fair() const { return *fair_; }
     // An observer of the scheduler's tracepoints (nullptr: none, the default).
     void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
-    sched_class& rt() { return *rt_; }
-    const sched_class& rt() const { return *rt_; }
+    rt_class& rt() { return *rt_; }
+    const rt_class& rt() const { return *rt_; }
+    // The classes in order, highest first (dl, rt, fair, idle).
+    const std::vector<sched_class*>& classes() const { return classes_; }
     // The v6.12 fair server (EEVDF mode only; nullptr under CFS).
     const fair_server* fair_srv() const { return fair_server_.get(); }
 
@@ -184,9 +198,22 @@ public:
     void resched_curr(runqueue& rq);
     // Brings rq's clock to `now` (never backwards).
     void update_rq_clock(runqueue& rq, nsec now);
-    sched_class& class_of(const task& p);
+    // p's class (task::sched_class; for a task the scheduler has not seen yet, the class of its policy).
+    sched_class& class_of(const task& p) const;
     // The order of p's class: a task of a higher class preempts one of a lower class at once.
     int class_rank(const task& p) const;
+    // Is a task of a class above `c` runnable on rq? (A class's balance then has nothing to pull.)
+    bool runnable_above(const runqueue& rq, const sched_class& c) const;
+    // p is of the fair class (its entity is on, or belongs to, a fair queue).
+    bool is_fair(const task& p) const;
+    // The class a task of `policy` belongs to (__setscheduler_prio / __normal_prio).
+    sched_class& class_for(sched_policy policy) const;
+    // sched_setscheduler() on p from code running on `this_cpu` (__sched_setscheduler): p takes `policy`
+    // with `rt_priority` (1..99 for SCHED_FIFO/SCHED_RR, else 0) and `nice`. A queued p leaves its queue
+    // and comes back on its new class's (DEQUEUE_SAVE / ENQUEUE_RESTORE, keeping its place); a running p
+    // is put and set again; then the classes hear of it: switched_from/switched_to on a class change,
+    // prio_changed otherwise (the RT class pulls or reschedules there).
+    void setscheduler(task& p, sched_policy policy, int rt_priority, int nice, unsigned this_cpu, nsec now);
 
     // For the balancer: detach_task (deactivate a queued, not running task and set its CPU) and
     // attach_task (activate it there, with a preemption check); an IPI to `cpu` that carries no resched
@@ -225,9 +252,12 @@ public:
     // model's task work runs (the simulated kernel calls it when the task has throttle_work set).
     void return_to_user(unsigned cpu, nsec now);
 
+    // wakeup_preempt: p was made runnable on rq; a higher class preempts rq's current task at once, the
+    // same class decides through its check_preempt_curr (classes call it from switched_to/prio_changed).
+    void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
+
 private:
     void activate_task(runqueue& rq, task& p, unsigned flags);
-    void check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags);
     void set_task_cpu(task& p, unsigned cpu, migration_cause why);
     // The stopper of an active balance preempts prev and pushes a task (active_load_balance_cpu_stop);
     // returns the idle task, which stands for the stopper as rq's current task.
@@ -236,7 +266,10 @@ private:
     void switch_to_stopper(runqueue& rq, task& prev, bool blocking);
     // The fair server is running rq's fair curr ahead of the RT class.
     bool fair_served(const runqueue& rq) const;
+    // __pick_next_task: the balance pass from prev's class down (prev_balance), then the first class in
+    // order with a task.
     task& pick_next_task(runqueue& rq, task* prev);
+    std::size_t class_index(const sched_class& c) const;
     void sched_info_depart(runqueue& rq, task& p);
     void sched_info_arrive(runqueue& rq, task& p);
 
@@ -245,8 +278,12 @@ private:
     sched_domain_tree domains_;
     scheduler_hooks& hooks_;
     std::vector<runqueue> rqs_;
-    std::unique_ptr<sched_class> rt_, fair_, idle_;
     std::unique_ptr<fair_server> fair_server_; // v6.12 only
+    std::unique_ptr<fair_class> fair_;
+    std::unique_ptr<rt_class> rt_;
+    std::unique_ptr<idle_class> idle_;
+    std::unique_ptr<dl_class> dl_;
+    std::vector<sched_class*> classes_; // highest first; idle last
     int calling_cpu_ = -1;                     // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;
     bool rd_overloaded_ = false;

@@ -2,6 +2,7 @@
 #include "scheduler/dl/fair_server.h"
 
 #include "scheduler/core/scheduler.h"
+#include "scheduler/fair/fair_class.h"
 
 #include <algorithm>
 
@@ -22,7 +23,7 @@ void fair_server::update(runqueue& rq) {
     const task& curr = *rq.curr;
     const nsec delta = now > s.stamp ? now - s.stamp : 0;
     s.stamp = now;
-    if (curr.is_idle || !curr.is_rt()) s.runtime -= std::min(s.runtime, delta);
+    if (curr.is_idle || core_.is_fair(curr)) s.runtime -= std::min(s.runtime, delta);
     const bool was_serving = s.serving;
     if (now >= s.deadline) { // replenishment: a new period with a full budget, deferred again
         if (!fair_work) {

@@ -366,8 +366,29 @@ unsigned fair_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_fl
 }
 
 bool fair_class::balance(runqueue& rq, task*) {
-    if (rq.cfs.nr_running) return true;
+    // balance_fair: nothing to pull while a task of this class or a higher one can run here.
+    if (rq.cfs.nr_running || core_.runnable_above(rq, *this)) return true;
     return triggers_.newidle_balance(rq, rq.clock) != 0;
+}
+
+void fair_class::switched_to(runqueue& rq, task& p) {
+    // switched_to_fair: a queued task joining from another class preempts like a wakeup; a running one
+    // lost a higher class's priority, so the CPU picks again.
+    if (!p.on_rq) return;
+    if (rq.curr == &p)
+        core_.resched_curr(rq);
+    else
+        core_.check_preempt_curr(rq, p, 0);
+}
+
+void fair_class::prio_changed(runqueue& rq, task& p, int old_prio) {
+    // prio_changed_fair: a running task whose nice rose reschedules; a queued one may preempt.
+    if (!p.on_rq) return;
+    if (rq.curr == &p) {
+        if (p.prio() > old_prio) core_.resched_curr(rq);
+    } else {
+        core_.check_preempt_curr(rq, p, 0);
+    }
 }
 
 } // namespace warmsched::scheduler

@@ -40,6 +40,10 @@ public:
     unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override { return rq.cfs.nr_running > 0; }
+    // Left out of switched_from_fair: detaching the task's PELT averages from its queue (they stay as
+    // blocked load and decay).
+    void switched_to(runqueue& rq, task& p) override;
+    void prio_changed(runqueue& rq, task& p, int old_prio) override;
     wake_placement& placement() { return placement_; }
     fork_placement& fork_balance() { return fork_; }
     load_balancer& balancer() { return balancer_; }

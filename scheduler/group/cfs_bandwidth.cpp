@@ -153,11 +153,11 @@ void cfs_bandwidth_control::check_enqueue_throttle(runqueue& rq, const task& p) 
 
 bool cfs_bandwidth_control::task_throttled(const task& p) const {
     if (p.throttled) return true; // on a limbo list
-    return !task_based() && p.on_rq && !p.is_rt() && !p.is_idle && throttled_hierarchy(p, p.cpu);
+    return !task_based() && p.on_rq && core_.is_fair(p) && throttled_hierarchy(p, p.cpu);
 }
 
 void cfs_bandwidth_control::check_prev(runqueue& rq, task& prev) {
-    if (prev.is_idle || prev.is_rt()) return;
+    if (!core_.is_fair(prev)) return;
     for (group_id g : core_.groups()[prev.cgroup].quota_chain) {
         const cfs_rq_runtime& rt = bw(g).cpu[rq.cpu];
         if (rt.runtime_remaining > 0 || rt.throttled) continue;
@@ -179,7 +179,7 @@ bool cfs_bandwidth_control::throttle(group_id g, unsigned cpu, nsec now) {
     // The group's queue leaves the CPU (throttle_cfs_rq): its entity is dequeued from its parent with
     // its tasks still queued in it; the levels below stop their PELT clocks (tg_throttle_down).
     runqueue& rq = core_.rq(cpu);
-    fair_class& fair = static_cast<fair_class&>(core_.fair());
+    fair_class& fair = core_.fair();
     cfs_rq& q = fair.tg_rq(rq, g).q;
     throttle_down(g, cpu, now);
     q.throttled = true;
@@ -224,7 +224,7 @@ void cfs_bandwidth_control::unthrottle(group_id g, unsigned cpu, nsec now) {
     if (rt.clock_started) b.throttled_time += rq.clock - std::min(rq.clock, rt.throttled_clock);
     rt.clock_started = false;
     if (!task_based()) { // unthrottle_cfs_rq: the group's entity goes back on its parent
-        fair_class& fair = static_cast<fair_class&>(core_.fair());
+        fair_class& fair = core_.fair();
         cfs_rq& q = fair.tg_rq(rq, g).q;
         q.throttled = false;
         throttle_up(g, cpu, rq.clock);
@@ -248,7 +248,7 @@ void cfs_bandwidth_control::unthrottle(group_id g, unsigned cpu, nsec now) {
 }
 
 void cfs_bandwidth_control::picked(runqueue& rq, task& next) {
-    if (next.is_idle || next.is_rt() || !task_based()) return;
+    if (!core_.is_fair(next) || !task_based()) return;
     if (throttled_hierarchy(next, rq.cpu)) next.throttle_work = true; // TWA_RESUME task work
 }
 

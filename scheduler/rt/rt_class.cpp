@@ -96,11 +96,17 @@ void rt_class::set_next_task(runqueue& rq, task& p) {
 }
 
 unsigned rt_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) {
-    const unsigned cpu = placement_.select(p, prev_cpu, wake_flags);
-    if (p.allowed_on(cpu)) return cpu;
-    for (unsigned c = 0; c < core_.num_cpus(); ++c)
-        if (p.allowed_on(c)) return c;
-    return prev_cpu;
+    unsigned cpu = placement_.select(p, prev_cpu, wake_flags);
+    if (!p.allowed_on(cpu)) {
+        cpu = prev_cpu;
+        for (unsigned c = 0; c < core_.num_cpus(); ++c)
+            if (p.allowed_on(c)) {
+                cpu = c;
+                break;
+            }
+    }
+    if (wake_flags & WF_TTWU) count_wakeup(prev_cpu, cpu);
+    return cpu;
 }
 
 void rt_class::task_tick(runqueue& rq, task& p) {
@@ -244,6 +250,27 @@ rt_counters::where rt_class::where_is(unsigned from, unsigned to) const {
 void rt_class::count_wakeup(unsigned prev, unsigned cpu) {
     ++counters_.wakeups;
     ++counters_.woke[where_is(prev, cpu)];
+}
+
+void rt_class::switched_to(runqueue& rq, task& p) {
+    if (!p.on_rq || rq.curr == &p) return;
+    if (overloaded(rq)) push_rt_tasks(rq);
+    core_.check_preempt_curr(rq, p, 0);
+}
+
+void rt_class::switched_from(runqueue& rq, task& p) {
+    if (!p.on_rq || rq.rt.rt_nr_running) return;
+    pull_rt_task(rq);
+}
+
+void rt_class::prio_changed(runqueue& rq, task& p, int old_prio) {
+    if (!p.on_rq) return;
+    if (rq.curr == &p) {
+        if (old_prio < p.prio()) pull_rt_task(rq); // its priority dropped: more urgent waiters come here
+        if (p.prio() > rq.rt.highest_prio_curr) core_.resched_curr(rq);
+    } else if (p.prio() < rq.curr->prio()) {
+        core_.resched_curr(rq);
+    }
 }
 
 bool rt_class::balance(runqueue& rq, task* prev) {

@@ -75,6 +75,7 @@ public:
     nsec bandwidth_next_period() const { return bw_.next_period(); }
     const rt_counters& counters() const { return counters_; }
     // try_to_wake_up placed RT task p, which last ran on `prev`, on `cpu`.
+    // try_to_wake_up placed an RT task that last ran on `prev` on `cpu` (select_task_rq with WF_TTWU).
     void count_wakeup(unsigned prev, unsigned cpu);
     rt_counters::where where_is(unsigned from, unsigned to) const;
     const cpupri& priorities() const { return cpupri_; }
@@ -84,7 +85,15 @@ public:
     // only lower-priority work for, move it there (push_rt_task, up to RT_MAX_TRIES searches each).
     void push_rt_tasks(runqueue& rq);
     // task_woken_rt: p was woken onto rq behind an RT task it does not preempt (or a pinned one): push.
-    void task_woken(runqueue& rq, task& p);
+    void task_woken(runqueue& rq, task& p) override;
+    // The balance callback after switching to an RT task: push_rt_tasks.
+    void balance_callback(runqueue& rq, task&) override { push_rt_tasks(rq); }
+    // switched_to_rt: a queued task joining the class may preempt, and overloads push; switched_from_rt:
+    // the CPU pulls if no RT task is left on it; prio_changed_rt: a running task whose priority dropped
+    // pulls and reschedules if a more urgent one is queued here, a queued one may preempt.
+    void switched_to(runqueue& rq, task& p) override;
+    void switched_from(runqueue& rq, task& p) override;
+    void prio_changed(runqueue& rq, task& p, int old_prio) override;
     // pull_rt_task: rq's priority is about to drop; take waiting RT tasks from overloaded CPUs (or, with
     // RT_PUSH_IPI, have those CPUs push to it).
     void pull_rt_task(runqueue& rq);

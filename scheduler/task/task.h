@@ -9,6 +9,8 @@
 #include "scheduler/fair/pelt.h"
 #include "scheduler/fair/weights.h"
 
+#include <warmsched/policy.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,8 +19,9 @@ namespace warmsched::scheduler {
 
 using nsec = std::uint64_t; // scheduler clock, nanoseconds since the start of the run
 
-// SCHED_OTHER, SCHED_BATCH, SCHED_IDLE (fair class); SCHED_FIFO, SCHED_RR (RT class).
-enum class sched_policy { normal, batch, idle, fifo, rr };
+// SCHED_OTHER, SCHED_BATCH, SCHED_IDLE (fair class); SCHED_FIFO, SCHED_RR (RT class); SCHED_EXT (the
+// loaded policy's class; the fair class when none is loaded, as in the kernel).
+enum class sched_policy { normal, batch, idle, fifo, rr, ext };
 
 inline bool rt_policy(sched_policy p) {
     return p == sched_policy::fifo || p == sched_policy::rr;
@@ -34,6 +37,7 @@ enum class task_state {
 // my_q its group's queue there; group/group_rq.h). parent, cfs_rq and depth place it in the hierarchy: a
 // null cfs_rq is the root queue of its CPU (cfs_rq_of, core/runqueue.h).
 struct task;
+class sched_class;
 struct cfs_rq;
 struct sched_entity;
 // An entity's node in its queue's timeline (fair/entity_tree.h), with the subtree minima the tree keeps.
@@ -71,6 +75,20 @@ struct sched_entity {
     timeline_node run_node;         // its place in the queue's timeline
 };
 
+// The sched_ext class's part of a task (p->scx, ext/ext_class.h): what its policy sees, and where the
+// class holds it -- on a dispatch queue (linked through dsq_prev/dsq_next), in the policy's custody
+// (queued but on no DSQ), or with a direct dispatch from select_cpu waiting for the enqueue.
+struct ext_entity {
+    ext::task_info info;
+    void* dsq = nullptr; // the DSQ it is on (ext_class's), or null
+    task* dsq_prev = nullptr;
+    task* dsq_next = nullptr;
+    bool owned = false; // queued, held by the policy (between ops.enqueue and its dispatch)
+    bool ddsp = false;  // select_cpu dispatched it directly: ddsp_dsq / ddsp_slice / ddsp_flags
+    ext::u64 ddsp_dsq = 0, ddsp_slice = 0, ddsp_flags = 0;
+    bool known = false; // the class has initialised it (init_task called)
+};
+
 // Per-task schedstat counters (/proc/<pid>/sched, /proc/<pid>/schedstat).
 struct task_sched_stats {
     std::uint64_t nr_switches = 0, nr_voluntary_switches = 0, nr_involuntary_switches = 0;
@@ -95,6 +113,9 @@ struct task {
     int tgid = 0;
     std::string comm;
     sched_policy policy = sched_policy::normal;
+    // p->sched_class: the class that queues and picks it (core/sched_class.h), set by the scheduler from
+    // the policy at fork and by setscheduler; null until the scheduler has seen the task.
+    class sched_class* sched_class = nullptr;
     int nice = 0;
     int rt_priority = 0;       // SCHED_FIFO/SCHED_RR: 1..99, higher is more urgent; 0 for fair tasks
     std::vector<bool> allowed; // CPU affinity; empty = all CPUs
@@ -121,6 +142,7 @@ struct task {
     // RT class: SCHED_RR's remaining timeslice in ticks, and whether it is in its rt_rq's priority array.
     unsigned rt_time_slice = 0;
     bool rt_on_rq = false;
+    ext_entity scx;
     task_sched_stats stats;
 
     task() { se.owner = this; }

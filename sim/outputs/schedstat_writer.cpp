@@ -146,6 +146,7 @@ void write_proc_pid_sched(std::ostream& out, const scheduler::task& t, unsigned 
     count_line(out, "se.avg.util_avg", ll(t.se.avg.util_avg));
     const int policy = t.policy == scheduler::sched_policy::batch  ? 3
                        : t.policy == scheduler::sched_policy::idle ? 5
+                       : t.policy == scheduler::sched_policy::ext  ? 7
                                                                    : 0;
     count_line(out, "policy", policy);
     count_line(out, "prio", t.prio());
