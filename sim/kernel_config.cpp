@@ -2,6 +2,7 @@
 #include "sim/kernel_config.h"
 
 #include "scheduler/core/sched_sysctl.h"
+#include "scheduler/ext/policy_loader.h"
 
 namespace warmsched::sim {
 
@@ -65,6 +66,23 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
         s.error("sched_rt_runtime_us",
                 "must not exceed sched_rt_period_us (" + std::to_string(c.rt.sched_rt_period_us) + ")");
     s.finish();
+
+    // A policy of one's own in the ext class (docs/writing-a-policy.md).
+    const std::string policy = r.text("policy", std::string("none"));
+    const bool all = r.boolean("policy_all", false);
+    const double timeout_ps = r.time_ps("policy_timeout", 30e12);
+    if (policy != "none") {
+        try {
+            c.ext.policy = scheduler::load_policy(policy);
+        } catch (const scheduler::policy_load_error& e) {
+            r.error("policy", e.what());
+        }
+        c.ext.switch_all = all;
+        if (!(timeout_ps >= 1e9 && timeout_ps <= 3600e12)) r.error("policy_timeout", "must be 1ms..1h");
+        c.ext.watchdog_timeout = static_cast<scheduler::nsec>(timeout_ps / 1000);
+    } else if (all) {
+        r.error("policy_all", "needs kernel.policy (a policy to move the fair tasks to)");
+    }
     return c;
 }
 

@@ -216,6 +216,14 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--sysctl", run_sysctls,
                     "Scheduler tunable name=value, e.g. base_slice_ns=3000000 (repeatable)");
     run->add_option("--seed", run_seed, "Seed of every random choice (= -p seed=N)");
+    std::string run_policy;
+    bool run_policy_all = false;
+    run->add_option("--policy", run_policy,
+                    "Load a scheduling policy of your own (a .so built against include/warmsched/policy.h, or "
+                    "an in-tree example: simple_fifo, llc_rr, llc_sticky) into the ext class (= -p "
+                    "kernel.policy=P); see docs/writing-a-policy.md");
+    run->add_flag("--policy-all", run_policy_all,
+                  "With --policy: every fair task is SCHED_EXT, run by the policy (= -p kernel.policy_all=true)");
     run->add_option("--cgroup", command.cgroup,
                     "Start the workload given after -- in this group of the experiment's cgroups, e.g. /a");
     run->add_option("-p,--param", run_overrides,
@@ -387,6 +395,8 @@ int sc_main(int argc_all, char* argv_all[]) {
             std::vector<std::string> o =
                 run_overrides_of(run_platform, run_kernel, run_features, run_sysctls, run_seed);
             if (run_repeat) o.push_back("repeat=" + std::to_string(*run_repeat));
+            if (!run_policy.empty()) o.push_back("kernel.policy=" + run_policy);
+            if (run_policy_all) o.push_back("kernel.policy_all=true");
             if (run_trace || !run_trace_window.empty() || !run_trace_format.empty())
                 o.push_back("trace.enabled=true");
             if (!run_trace_format.empty()) o.push_back("trace.formats=" + run_trace_format);

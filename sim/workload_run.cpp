@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "platforms/config/config_error.h"
 #include "sim/cgroups/cgroup_stats.h"
 #include "sim/migration_report.h"
 #include "sim/outputs/chrome_trace_writer.h"
@@ -82,6 +83,11 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     // The measured interval starts with the workloads (there is no warm-up phase before it).
     const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
     k.run(e.duration_ns);
+    if (!k.sched().policy_error().empty()) { // the run stopped there: nothing of it is written
+        char at[64];
+        std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)", static_cast<double>(k.now()) / 1e9);
+        throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
+    }
     k.sched().set_tracepoints(nullptr);
     if (timeline) timeline->finish(k.now());
     if (progress) progress->clear();

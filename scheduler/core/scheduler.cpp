@@ -2,6 +2,7 @@
 #include "scheduler/core/scheduler.h"
 
 #include "scheduler/dl/dl_class.h"
+#include "scheduler/ext/ext_class.h"
 #include "scheduler/fair/cfs_class.h"
 #include "scheduler/fair/eevdf_class.h"
 #include "scheduler/fair/fair_class.h"
@@ -30,14 +31,27 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
     if (cfg.kernel == kernel_version::eevdf_v6_12)
         fair_server_ = std::make_unique<fair_server>(*this, num_cpus()); // v6.12's dl_server for fair tasks
     dl_ = std::make_unique<dl_class>(*fair_, fair_server_.get());
-    classes_ = {dl_.get(), rt_.get(), fair_.get(), idle_.get()};
+    classes_ = {dl_.get(), rt_.get(), fair_.get()};
+    if (cfg.ext.policy) { // where sched_ext sits: below fair, above idle
+        ext_ = std::make_unique<ext_class>(*this, cfg.ext.policy, cfg.ext.watchdog_timeout, numa_distances);
+        classes_.push_back(ext_.get());
+    }
+    classes_.push_back(idle_.get());
     rt_->bandwidth().init();
 }
 
 scheduler::~scheduler() = default;
 
 sched_class& scheduler::class_for(sched_policy policy) const {
-    return rt_policy(policy) ? static_cast<sched_class&>(*rt_) : *fair_;
+    if (rt_policy(policy)) return *rt_;
+    if (ext_ && (policy == sched_policy::ext || cfg_.ext.switch_all)) return *ext_;
+    return *fair_;
+}
+
+void scheduler::policy_failed(const std::string& message) {
+    if (!policy_error_.empty()) return;
+    policy_error_ = message;
+    hooks_.policy_failed(message);
 }
 
 sched_class& scheduler::class_of(const task& p) const {
@@ -154,6 +168,8 @@ const char* to_string(migration_cause c) {
         return "RT push";
     case migration_cause::rt_pull:
         return "RT pull";
+    case migration_cause::ext_dispatch:
+        return "policy dispatch";
     }
     return "?";
 }
@@ -334,8 +350,11 @@ task& scheduler::pick_next_task(runqueue& rq, task* prev) {
     // prev_balance: from prev's class down, until a class says a task of it or above is runnable. An
     // idle prev starts at the fair class: pick_next_task_fair, which the kernel's fast path calls for
     // an idle prev, runs the newidle balance itself when it finds no task.
-    std::size_t start = class_index(*fair_);
-    if (prev && !prev->is_idle) start = class_index(class_of(*prev));
+    // With a policy loaded the balance starts no lower than ext, which must run before every pick
+    // (scx's prev_balance), and an idle prev starts there.
+    std::size_t start = ext_ ? class_index(*ext_) : class_index(*fair_);
+    if (prev && !prev->is_idle)
+        start = ext_ ? std::min(start, class_index(class_of(*prev))) : class_index(class_of(*prev));
     for (std::size_t i = start; i + 1 < classes_.size(); ++i)
         if (classes_[i]->balance(rq, prev)) break;
     for (sched_class* c : classes_) // for_each_class: the first class with a task
@@ -424,6 +443,7 @@ task& scheduler::schedule(unsigned cpu, bool preempt, nsec now) {
         next.cpu = cpu;
         class_of(next).balance_callback(rq, next); // RT: push the other queued tasks away
     }
+    if (ext_ && next.is_idle != was_idle) ext_->update_idle(cpu, next.is_idle);
     if (next.is_idle) {
         ++rq.stats.sched_goidle;
         if (!was_idle) {
@@ -525,6 +545,7 @@ void scheduler::sched_timer(unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
     update_rq_clock(rqs_[cpu], now);
     bandwidth_.run_timers(cpu, rqs_[cpu].clock);
+    if (ext_) ext_->watchdog_timer(rqs_[cpu].clock);
 }
 
 void scheduler::return_to_user(unsigned cpu, nsec now) {

@@ -38,9 +38,17 @@
 namespace warmsched::scheduler {
 
 class dl_class;
+class ext_class;
 class fair_class;
 class idle_class;
 class rt_class;
+
+// A policy loaded into the ext class (ext/ext_class.h, include/warmsched/policy.h).
+struct ext_config {
+    std::shared_ptr<ext::policy> policy; // null: no policy loaded (SCHED_EXT tasks are then fair)
+    bool switch_all = false;             // every fair task is SCHED_EXT (scx without SWITCH_PARTIAL)
+    nsec watchdog_timeout = 30'000'000'000; // a runnable task not run for this long stops the policy
+};
 
 struct sched_config {
     kernel_version kernel = kernel_version::eevdf_v6_12;
@@ -57,6 +65,7 @@ struct sched_config {
     // point of the tick period, as a measurement on a real machine does); jiffies counts them.
     nsec tick_phase_ns = 0;
     nsec jiffies(nsec now) const { return (now + (tick_ns() - tick_phase_ns) % tick_ns()) / tick_ns(); }
+    ext_config ext;
     // A kernel's defaults on a machine with `ncpus` online CPUs.
     static sched_config defaults(kernel_version k, unsigned ncpus) {
         sched_config c;
@@ -78,6 +87,7 @@ enum class migration_cause {
     active_balance,   // the stopper pushed a running task
     rt_push,          // push_rt_task: a queued RT task moved to a CPU running lower-priority work
     rt_pull,          // pull_rt_task: a CPU whose RT priority dropped took a waiting RT task
+    ext_dispatch,     // a loaded policy dispatched a queued task to another CPU's local DSQ
 };
 const char* to_string(migration_cause c);
 
@@ -94,6 +104,9 @@ public:
     // An hrtimer of the scheduler (CFS bandwidth period and slack timers) is due at `expiry` on `cpu`:
     // interrupt that CPU then and call scheduler::sched_timer. Without it, due timers run at ticks.
     virtual void arm_sched_timer(unsigned cpu, nsec expiry) { (void)cpu, (void)expiry; }
+    // The loaded policy was stopped (its watchdog, an invalid CPU, scx_bpf_error): `message` names it.
+    // Its tasks run on FIFO without it; the kernel ends the run with the message.
+    virtual void policy_failed(const std::string& message) { (void)message; }
 };
 
 // What try_to_wake_up did.
@@ -126,8 +139,16 @@ public:
     void set_tracepoints(sched_tracepoints* t) { trace_ = t; }
     rt_class& rt() { return *rt_; }
     const rt_class& rt() const { return *rt_; }
-    // The classes in order, highest first (dl, rt, fair, idle).
+    // The classes in order, highest first (dl, rt, fair, ext if a policy is loaded, idle).
     const std::vector<sched_class*>& classes() const { return classes_; }
+    // The ext class of the loaded policy (nullptr: none loaded).
+    const ext_class* ext() const { return ext_.get(); }
+    // The loaded policy's failure ("" while it runs well).
+    const std::string& policy_error() const { return policy_error_; }
+    void policy_failed(const std::string& message);
+    // A queued task changes CPU without leaving its class's queues (the ext class's dispatch to another
+    // CPU's local DSQ; the class moves its counts): counted, traced and reported as a migration.
+    void migrate_queued_task(task& p, unsigned cpu, migration_cause why) { set_task_cpu(p, cpu, why); }
     // The v6.12 fair server (EEVDF mode only; nullptr under CFS).
     const fair_server* fair_srv() const { return fair_server_.get(); }
 
@@ -283,6 +304,8 @@ private:
     std::unique_ptr<rt_class> rt_;
     std::unique_ptr<idle_class> idle_;
     std::unique_ptr<dl_class> dl_;
+    std::unique_ptr<ext_class> ext_;
+    std::string policy_error_;
     std::vector<sched_class*> classes_; // highest first; idle last
     int calling_cpu_ = -1;                     // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;

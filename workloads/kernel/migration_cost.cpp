@@ -6,7 +6,7 @@ namespace warmsched::workloads {
 using models::mem_source;
 using models::ps_t;
 
-static_assert(static_cast<unsigned>(scheduler::migration_cause::rt_pull) + 1 ==
+static_assert(static_cast<unsigned>(scheduler::migration_cause::ext_dispatch) + 1 ==
                   migration_cost::num_causes,
               "a migration cause without a row in the report");
 

@@ -62,7 +62,7 @@ struct miss_tally {
 
 class migration_cost final : public models::access_observer {
 public:
-    static constexpr unsigned num_causes = 9; // scheduler::migration_cause
+    static constexpr unsigned num_causes = 10; // scheduler::migration_cause
     static constexpr unsigned num_distances = static_cast<unsigned>(migration_distance::count);
 
     struct migration_class {

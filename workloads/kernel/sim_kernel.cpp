@@ -218,6 +218,12 @@ void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
     executors_[cpu]->raise_irq(static_cast<models::ps_t>(expiry) * 1000, fire, /*holds_run=*/false);
 }
 
+void sim_kernel::policy_failed(const std::string&) {
+    // sc_stop's "Simulation stopped by user" notice would go to stdout: the caller reports the error.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_stop();
+}
+
 void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                                scheduler::migration_cause why) {
     if (cost_) cost_->task_migrated(static_cast<std::uint32_t>(p.pid), from, to, why);
