@@ -117,6 +117,10 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     overrides.push_back("trace.enabled=true");
     overrides.push_back("trace.formats=ftrace");
     sim::experiment e = sim::read_experiment(s.experiment_file, overrides, s.command);
+    if (e.kernel.ext.policy)
+        throw config::config_error(config::origin{e.source, 0, 0}, "kernel.policy",
+                                   "the twin's guest kernels (Debian 6.1) have no sched_ext to load a policy into; "
+                                   "run the policy with warmsched run");
     const guest_machine g = make_guest_machine(e.platform);
     guest_options o;
     o.kernel = find_guest_kernel(s.guest_kernel, e.kernel.kernel);

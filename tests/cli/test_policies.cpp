@@ -83,7 +83,7 @@ TEST_CASE("a policy whose select_cpu answers a CPU the machine lacks is stopped,
     CHECK(r.err.rfind("error: policy bad_cpu: ops.select_cpu returned invalid CPU 39 for hackbench[", 0) == 0);
 }
 
-TEST_CASE("--policy errors: a missing file, a file that is not a policy, --policy-all alone") {
+TEST_CASE("policy option errors: a missing file, a file that is not a policy, --policy-all alone, the twin") {
     auto r = run_cli("run --policy /nonexistent/p.so -- hackbench -g 1 -l 1");
     CHECK(r.status == 2);
     CHECK(r.err.find("kernel.policy") != std::string::npos);
@@ -97,6 +97,10 @@ TEST_CASE("--policy errors: a missing file, a file that is not a policy, --polic
     r = run_cli("run --policy-all -- hackbench -g 1 -l 1");
     CHECK(r.status == 2);
     CHECK(r.err.find("kernel.policy_all") != std::string::npos);
+    // The twin's real kernels cannot load one: refused before anything boots.
+    r = run_cli("twin -p kernel.policy=simple_fifo -- hackbench -g 1 -l 1");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("no sched_ext") != std::string::npos);
 }
 
 TEST_CASE("the example policies on zen3-5950x hackbench: the cost-of-migration report tells them apart") {

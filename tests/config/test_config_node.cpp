@@ -19,7 +19,7 @@ fs::path write_file(const fs::path& dir, const std::string& name, const std::str
 }
 } // namespace
 
-TEST_CASE("an included file is the base; the including file's keys override it map by map") {
+TEST_CASE("an included file is the base, and the including file's keys override it map by map") {
     const fs::path dir = fs::temp_directory_path() / "warmsched-test-include";
     write_file(dir, "base.yaml", "a: 1\nb:\n  x: 1\n  y: 2\nlist: [1, 2]\n");
     const fs::path top = write_file(dir, "top.yaml", "include: base.yaml\nb:\n  y: 3\nlist: [9]\n");

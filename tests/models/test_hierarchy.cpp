@@ -18,7 +18,7 @@ constexpr double ns = 1000; // ps per ns
 using rig = test::mini_rig;
 } // namespace
 
-TEST_CASE("a load misses to memory, then hits in L1; an L1 victim is an L2 hit") {
+TEST_CASE("a load misses to memory, then hits in L1, an L1 victim is an L2 hit") {
     rig r;
     std::vector<models::ps_t> lat;
     std::vector<mem_source> src;
@@ -86,7 +86,7 @@ TEST_CASE("SMT siblings share the core's L1") {
 }
 
 TEST_CASE(
-    "a read of a line another LLC holds is a cache-to-cache transfer; a write invalidates other copies") {
+    "a read of a line another LLC holds is a cache-to-cache transfer, a write invalidates other copies") {
     rig r;
     models::ps_t remote_read = 0, peer_read = 0, reread = 0;
     mem_source remote_src{}, peer_src{}, reread_src{};

@@ -30,7 +30,7 @@ TEST_CASE("a set holds `associativity` lines and evicts the least recently used"
     CHECK(t.occupancy() == 4);
 }
 
-TEST_CASE("invalidate removes a line and reports its state; dirty state survives until then") {
+TEST_CASE("invalidate removes a line and reports its state, dirty state survives until then") {
     tag_array t(1024, 2, 64, false, 1);
     t.insert(3, line_state::exclusive);
     t.set_state(3, t.find(3), line_state::modified);

@@ -39,7 +39,7 @@ auto with_policy(std::shared_ptr<ext::policy> p, bool all) {
 
 } // namespace
 
-TEST_CASE("ext: a loaded policy sits between fair and idle; --policy-all takes the fair tasks, SCHED_EXT "
+TEST_CASE("ext: a loaded policy sits between fair and idle, --policy-all takes the fair tasks, SCHED_EXT "
           "without a policy is fair") {
     {
         test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<global_fifo>(), false));

@@ -69,7 +69,7 @@ TEST_CASE("feature flags default as in v5.15 (CFS) and v6.12 (EEVDF)") {
     CHECK_FALSE(cfs.exists(feature::RUN_TO_PARITY));
 }
 
-TEST_CASE("feature flags are set by name; unknown or absent flags are refused with a reason") {
+TEST_CASE("feature flags are set by name, unknown or absent flags are refused with a reason") {
     sched_features cfs(kernel_version::cfs_v5_15);
     CHECK(cfs.set("SCALE_WAKEUP_GRAN", true).empty());
     CHECK(cfs[feature::SCALE_WAKEUP_GRAN]);

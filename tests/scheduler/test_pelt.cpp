@@ -78,7 +78,7 @@ TEST_CASE("PELT: a new task gets its weight as load and a capped share of the qu
     CHECK(se2.avg.runnable_avg == 212);
 }
 
-TEST_CASE("PELT: a queue's averages are its entities'; a migrating task's are removed at the next update") {
+TEST_CASE("PELT: a queue's averages are its entities', a migrating task's are removed at the next update") {
     runqueue rq;
     task p;
     p.set_nice(0);

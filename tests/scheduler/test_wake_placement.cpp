@@ -94,7 +94,7 @@ std::uint64_t dispatch(test::sched_harness& h, unsigned workers, unsigned rounds
 } // namespace
 
 TEST_CASE(
-    "03 2: a dispatcher waking 4F workers stays affine in mainline; with WAKEE_FLIPS_COUPLE it wakes wide") {
+    "03 2: a dispatcher waking 4F workers stays affine in mainline, with WAKEE_FLIPS_COUPLE it wakes wide") {
     const unsigned f = 4, workers = 4 * f;
     {
         test::sched_harness h(kernel_version::cfs_v5_15, {}, {}, test::smt_machine());
@@ -143,19 +143,21 @@ TEST_CASE("03 4: with one busy thread on half the cores a wakeup lands on a full
 }
 
 TEST_CASE(
-    "03 6: a wakeup across LLCs goes through the wake list; a same-LLC wakeup to a busy CPU is direct") {
+    "03 6: a wakeup across LLCs goes through the wake list, a same-LLC wakeup to a busy CPU is direct") {
     for (auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
         test::sched_harness h(k, {}, {}, test::smt_machine());
         runner(h, "waker", 0, 0);
+        auto& near = h.add("near", 1, 0); // pinned to CPU 1: runs once and sleeps, then busy1 takes CPU 1
+        h.schedule(1, 0);
+        REQUIRE(h.curr(1) == &near);
+        h.block(1, 0);
         runner(h, "busy1", 1, 0);
-        auto& near = h.add("near", 1, 0); // pinned to CPU 1
-        auto& far = h.add("far", 2, 0);   // pinned to CPU 2
+        auto& far = h.add("far", 2, 0); // pinned to CPU 2
         h.schedule(2, 0);
+        REQUIRE(h.curr(2) == &far);
         h.block(2, 0);
-        // near: queued behind busy1 on CPU 1, never run; make it sleep by running it once.
-        h.schedule(1, 0, true);
-        if (h.curr(1) == &near) h.block(1, 0);
         REQUIRE(near.state == scheduler::task_state::sleeping);
+        REQUIRE(far.state == scheduler::task_state::sleeping);
         auto r = h.wake(near, 0, 1 * ms);
         CHECK(r.cpu == 1);
         CHECK_FALSE(r.via_wake_list); // same LLC, busy target: the waker enqueues directly

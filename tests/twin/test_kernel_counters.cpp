@@ -84,7 +84,7 @@ TEST_CASE("the trace: the workload is what twin_runner forked, with its switches
     CHECK(all.tasks.at(302).root == 300);
 }
 
-TEST_CASE("the trace: involuntary switches split into wakeup preemptions and the rest; RT tasks by prio") {
+TEST_CASE("the trace: involuntary switches split into wakeup preemptions and the rest, RT tasks by prio") {
     // trace-guest.txt: 301 is preempted (R+) by 302, which was woken onto its CPU just before; 302 is
     // switched out runnable (R) for 301, which was not woken there: not a wakeup preemption.
     const auto g = twin::parse_trace(data + "trace-guest.txt", "twin_runner");
