@@ -65,9 +65,19 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
     s += "sysctl() { for p in /sys/kernel/debug/sched/$1 /proc/sys/kernel/$1; do\n"
          "    if [ -f $p ]; then echo $2 > $p && echo \"sysctl $1 $(cat $p)\"; return; fi; done\n"
          "  echo \"sysctl $1 absent\"; }\n";
-    for (auto f : e.kernel.features.available())
+    for (auto f : e.kernel.features.available()) {
+        if (scheduler::sched_features::version_change(f)) continue; // code, not a debugfs switch
         s += std::string("feature ") + scheduler::sched_features::name(f) + " " +
              (e.kernel.features[f] ? "on" : "off") + "\n";
+    }
+    const scheduler::sched_features kernel_defaults(e.kernel.kernel);
+    std::string changed;
+    for (auto f : e.kernel.features.available())
+        if (scheduler::sched_features::version_change(f) && e.kernel.features[f] != kernel_defaults[f])
+            changed += std::string(" ") + scheduler::sched_features::name(f) + "=" + (e.kernel.features[f] ? "on" : "off");
+    if (!changed.empty())
+        r.notes.push_back("model version changes set away from the kernel's code (the guest cannot follow):" +
+                          changed);
     const bool cfs = e.kernel.kernel == scheduler::kernel_version::cfs_v5_15;
     for (const auto& t : scheduler::sched_sysctls())
         if (cfs ? t.in_cfs : t.in_eevdf)

@@ -17,6 +17,9 @@ constexpr entry table[] = {
 #undef WARMSCHED_FEATURE_ROW
 };
 static_assert(sizeof table / sizeof table[0] == static_cast<int>(feature::count));
+#define WARMSCHED_FEATURE_ONE(n, c, e, d) +1
+constexpr int kernel_feature_count = 0 WARMSCHED_KERNEL_FEATURES(WARMSCHED_FEATURE_ONE);
+#undef WARMSCHED_FEATURE_ONE
 } // namespace
 
 const char* to_string(kernel_version k) {
@@ -36,6 +39,10 @@ const char* sched_features::name(feature f) {
 }
 const char* sched_features::description(feature f) {
     return table[static_cast<int>(f)].doc;
+}
+
+bool sched_features::version_change(feature f) {
+    return static_cast<int>(f) >= kernel_feature_count;
 }
 
 std::vector<feature> sched_features::available() const {

@@ -16,7 +16,10 @@ namespace warmsched::scheduler {
 enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
 
 // X(NAME, v5.15 default, v6.12 default, description); defaults are on, off or absent.
-#define WARMSCHED_SCHED_FEATURES(X)                                                                          \
+// The run's flags: the kernel's own sched_features (and model flags), then the version changes.
+#define WARMSCHED_SCHED_FEATURES(X) WARMSCHED_KERNEL_FEATURES(X) WARMSCHED_VERSION_CHANGES(X)
+
+#define WARMSCHED_KERNEL_FEATURES(X)                                                                         \
     X(GENTLE_FAIR_SLEEPERS, on, absent, "a waking sleeper gets at most half of sched_latency of credit")     \
     X(START_DEBIT, on, absent, "a forked task starts one vslice behind min_vruntime")                        \
     X(NEXT_BUDDY, off, off, "prefer the last woken task at the next pick")                                   \
@@ -71,6 +74,78 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
       "model flag: push and pull act on overloaded run queues, those with a movable queued RT task (the "    \
       "rto mask) (off: on any run queue with more than one RT task, found by reading every run queue)")
 
+// The code changes between the two modelled kernels, one entry each: off in v5.15, on in v6.12, and
+// each can be switched on its own in either kernel (kernel.features.NAME). They are not sched_features
+// of the kernel (no debugfs switch; the twin does not write them): the kernel changed its code, and the
+// mainline release that first has the change is in the description. What stays keyed on the kernel
+// version itself: the fair class (CFS or EEVDF, with their own feature flags above), and names and
+// formats -- the DIE/PKG level name, SD_SHARE_PKG_RESOURCES/SD_SHARE_LLC, the idle types of
+// /proc/schedstat -- which change what the outputs say, not what the scheduler does.
+#define WARMSCHED_VERSION_CHANGES(X)                                                                         \
+    X(CLUSTER_LEVEL, off, on,                                                                                \
+      "v5.16: the topology has a CLS level of the CPUs sharing an L2 or tags (on platforms with clusters)")  \
+    X(FAIR_SERVER, off, on,                                                                                  \
+      "v6.12: fair tasks get 50 ms in every 1 s ahead of RT tasks from the fair deadline server "          \
+      "(dl_server; v5.15: only RT throttling leaves them time)")                                                 \
+    X(TTWU_QUEUE_IDLE, off, on,                                                                              \
+      "v6.0: a wakeup to an idle CPU of the waker's LLC also goes through its wake list (v5.15: only "       \
+      "wakeups across LLCs)")                                                                                \
+    X(ASYNC_UNTHROTTLE, off, on,                                                                             \
+      "v6.3: CFS bandwidth distribution unthrottles other CPUs' queues through an IPI to each (v5.15: the "  \
+      "distributing CPU unthrottles them all itself)")                                                       \
+    X(TG_LOAD_AVG_RATELIMIT, off, on,                                                                        \
+      "v6.7: a CPU publishes its share of tg->load_avg at most once per ms (v5.15: at every change)")        \
+    X(GROUP_EMPTY_KEEPS_WEIGHT, off, on,                                                                     \
+      "v6.13, in 6.12.y stable (delayed dequeue): an emptied group's entity keeps its weight (v5.15: it is reweighted to "     \
+      "the shares of an empty queue)")                                                                       \
+    X(GROUP_REWEIGHT_ON_CHANGE, off, on,                                                                     \
+      "v6.7: update_cfs_group reweights a group entity only when its shares changed (v5.15: always)")    \
+    X(NUMA_IMB_PER_LLC, off, on,                                                                             \
+      "v5.18: the NUMA imbalance allowed at fork and in balancing is sd->imb_numa_nr, from the number of "   \
+      "LLCs a node spans, applied before the imbalance is halved (v5.15: up to 25 percent of the group's "   \
+      "CPUs, after halving)")                                                                                \
+    X(HIGHEST_FLAG_SHARED_CHILD, off, on,                                                                    \
+      "v6.5: highest_flag_domain() climbs past a domain without the flag unless the flag is SHARED_CHILD "   \
+      "(v5.15: it stops at the first domain without it)")                                                    \
+    X(NEWIDLE_COST_WAIT_DECAY, off, on,                                                                      \
+      "v5.16: a new newidle-cost maximum waits a second before it decays, and rebalance_domains decays per " \
+      "domain visit (v5.15: decay once a second whatever the maximum did)")                                  \
+    X(NEWIDLE_SKIP_BY_LB_COST, off, on,                                                                      \
+      "v5.16: newidle balancing is skipped when the CPU's average idle time is below the base domain's "     \
+      "newidle cost (v5.15: below sched_migration_cost)")                                                    \
+    X(NEWIDLE_NEXT_BALANCE_FIRST, off, on,                                                                   \
+      "v5.16: newidle balancing updates next_balance from each domain before its cost check (v5.15: "       \
+      "after the domain's balance, or at the domain where it stops)")                                        \
+    X(NEWIDLE_BAIL_OUT, off, on,                                                                             \
+      "v6.0: newidle balancing gives up in should_we_balance when a task arrived on the CPU meanwhile, and " \
+      "its walk stops when that said to stop (v5.15: the walk stops when the CPU has a task)")               \
+    X(LB_REDUCED_CAPACITY_MISFIT, off, on,                                                                   \
+      "v6.0: on symmetric CPUs, an idle CPU sees a lone task on a CPU whose capacity RT or IRQ work "        \
+      "reduces as a misfit")                                                                                 \
+    X(LB_MISFIT_KEEP_FIRST, off, on,                                                                         \
+      "v6.9: of two groups with equally large misfit tasks the first found stays busiest (v5.15: the "   \
+      "last)")                                                                                               \
+    X(LB_MISFIT_NO_BACKOFF, off, on,                                                                         \
+      "v6.10: a failed misfit migration neither counts in nr_balance_failed nor doubles the balance "        \
+      "interval")                                                                                            \
+    X(LB_FULLY_BUSY_SMT, off, on,                                                                            \
+      "v6.5: among fully busy groups the last found is busiest unless the busiest so far is an SMT group "   \
+      "(v5.15: the first found)")                                                                            \
+    X(LB_SMT_BALANCE, off, on,                                                                               \
+      "v6.6: an SMT group with more than one task is group_smt_balance for an idle CPU, a lone task is "     \
+      "not pulled off an SMT core to leave it idle, and SMT groups are preferred as busiest")                \
+    X(LB_PREFER_SIBLING_BUSIEST, off, on,                                                                    \
+      "v6.5: prefer_sibling is read from the busiest group's child domain (v5.15: this CPU's child)")       \
+    X(LB_SIBLING_IMBALANCE, off, on,                                                                         \
+      "v6.6: with prefer_sibling the imbalance is sibling_imbalance(), the task counts scaled by the "       \
+      "groups' sizes (v5.15: the difference of the task counts)")                                            \
+    X(LB_RUNNABLE_BOOST, off, on,                                                                            \
+      "v6.5: a util migration takes the CPU with the largest runnable-boosted utilization "                 \
+      "(cpu_util_cfs_boost; v5.15: cpu_util)")                                                               \
+    X(LB_IDLE_CORE_FIRST, off, on,                                                                           \
+      "v6.6: above the SMT level, an idle CPU whose sibling is busy balances only if no CPU of the group "   \
+      "sits on a fully idle core")
+
 enum class feature {
 #define WARMSCHED_FEATURE_ENUM(name, cfs, eevdf, doc) name,
     WARMSCHED_SCHED_FEATURES(WARMSCHED_FEATURE_ENUM)
@@ -90,6 +165,10 @@ public:
 
     static const char* name(feature f);
     static const char* description(feature f);
+    // A change of the kernel's code between v5.15 and v6.12 (WARMSCHED_VERSION_CHANGES), not a flag the
+    // kernel has.
+    static bool version_change(feature f);
+    kernel_version kernel() const { return kernel_; }
     // The flags that exist in this kernel, in list order.
     std::vector<feature> available() const;
 

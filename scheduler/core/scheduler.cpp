@@ -19,7 +19,7 @@ namespace warmsched::scheduler {
 
 scheduler::scheduler(const platform::topology& topo, const std::vector<std::vector<unsigned>>& numa_distances,
                      const sched_config& cfg, scheduler_hooks& hooks)
-    : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.kernel), hooks_(hooks),
+    : layout_(cpu_layout::of(topo)), cfg_(cfg), domains_(topo, numa_distances, cfg.features), hooks_(hooks),
       rqs_(layout_.num_cpus()) {
     for (unsigned c = 0; c < rqs_.size(); ++c) rqs_[c].cpu = c;
     if (cfg.kernel == kernel_version::cfs_v5_15)
@@ -28,7 +28,7 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
         fair_ = std::make_unique<eevdf_class>(*this);
     idle_ = std::make_unique<idle_class>();
     rt_ = std::make_unique<rt_class>(*this);
-    if (cfg.kernel == kernel_version::eevdf_v6_12)
+    if (cfg.features[feature::FAIR_SERVER])
         fair_server_ = std::make_unique<fair_server>(*this, num_cpus()); // v6.12's dl_server for fair tasks
     dl_ = std::make_unique<dl_class>(*fair_, fair_server_.get());
     classes_ = {dl_.get(), rt_.get(), fair_.get()};
@@ -310,10 +310,10 @@ wakeup_result scheduler::try_to_wake_up(task& p, unsigned this_cpu, unsigned wak
         p.state = task_state::running;
         runqueue& rq = rqs_[cpu];
         update_rq_clock(rq, now);
-        // ttwu_queue: across LLCs, or to an idle CPU (v6.2+, in v6.12), through the wake list.
+        // ttwu_queue: across LLCs, or to an idle CPU (TTWU_QUEUE_IDLE, v6.0+), through the wake list.
         r.via_wake_list = cfg_.features[feature::TTWU_QUEUE] && cpu != this_cpu &&
                           (!domains_.cpus_share_cache(cpu, this_cpu) ||
-                           (cfg_.kernel == kernel_version::eevdf_v6_12 && rq.is_idle()));
+                           (cfg_.features[feature::TTWU_QUEUE_IDLE] && rq.is_idle()));
         fair_->placement().cpu_woken_from_idle(cpu, now);
         activate_task(rq, p, ENQUEUE_WAKEUP | (r.migrated ? ENQUEUE_MIGRATED : 0u));
         check_preempt_curr(rq, p, wake_flags);

@@ -46,7 +46,7 @@ bool balance_triggers::update_newidle_cost(sched_domain& sd, nsec cost, nsec now
     const nsec j = jiffies(now), hz = core_.config().hz;
     if (cost > sd.max_newidle_lb_cost) {
         sd.max_newidle_lb_cost = cost;
-        if (core_.config().kernel == kernel_version::eevdf_v6_12) sd.last_decay_max_lb_cost = j;
+        if (core_.config().features[feature::NEWIDLE_COST_WAIT_DECAY]) sd.last_decay_max_lb_cost = j;
     } else if (j > sd.last_decay_max_lb_cost + hz) {
         sd.max_newidle_lb_cost = sd.max_newidle_lb_cost * 253 / 256; // ~1% per second
         sd.last_decay_max_lb_cost = j;
@@ -70,7 +70,7 @@ void balance_triggers::trigger_load_balance(runqueue& rq, nsec now) {
 
 void balance_triggers::rebalance_domains(runqueue& rq, cpu_idle_type idle, nsec now) {
     const unsigned cpu = rq.cpu;
-    const bool v6 = core_.config().kernel == kernel_version::eevdf_v6_12;
+    const bool per_visit_decay = core_.config().features[feature::NEWIDLE_COST_WAIT_DECAY];
     const nsec j = jiffies(now), hz = core_.config().hz;
     bool busy = idle != CPU_IDLE && !sched_idle_cpu(rq);
     bool continue_balancing = true, need_decay = false, update_next = false;
@@ -80,7 +80,7 @@ void balance_triggers::rebalance_domains(runqueue& rq, cpu_idle_type idle, nsec 
         if (llc_only && !sd.has(SD_SHARE_LLC)) break; // diagnostic: no balancing above the LLC
         // A regular visit of every domain: decay the newidle maxima.
         const bool decayed = update_newidle_cost(sd, 0, now);
-        need_decay = v6 ? decayed : (need_decay || decayed);
+        need_decay = per_visit_decay ? decayed : (need_decay || decayed);
         max_cost += sd.max_newidle_lb_cost;
         // Another CPU of our group balances the levels above more actively.
         if (!continue_balancing) {
@@ -111,12 +111,11 @@ void balance_triggers::rebalance_domains(runqueue& rq, cpu_idle_type idle, nsec 
 
 int balance_triggers::newidle_balance(runqueue& rq, nsec now) {
     const unsigned cpu = rq.cpu;
-    const bool v6 = core_.config().kernel == kernel_version::eevdf_v6_12;
     nsec next_balance = jiffies(now) + core_.config().hz;
     rq.idle_stamp = std::max<nsec>(now, 1); // the balance's time counts as idle time
     sched_domain* base = core_.domains().base(cpu);
     bool skip = !core_.rd_overloaded();
-    if (v6)
+    if (core_.config().features[feature::NEWIDLE_SKIP_BY_LB_COST])
         skip = skip || (base && rq.avg_idle < base->max_newidle_lb_cost);
     else
         skip = skip || rq.avg_idle < core_.config().tunables.migration_cost_ns;
@@ -127,27 +126,31 @@ int balance_triggers::newidle_balance(runqueue& rq, nsec now) {
         lb_.set_cause(migration_cause::newidle_balance);
         update_blocked_averages(rq, now);
         nsec curr_cost = 0;
-        const bool llc_only = core_.config().features[feature::NO_CROSS_LLC_BALANCE];
+        const sched_features& feat = core_.config().features;
+        const bool llc_only = feat[feature::NO_CROSS_LLC_BALANCE];
+        const bool next_first = feat[feature::NEWIDLE_NEXT_BALANCE_FIRST];
         for (sched_domain& sd : core_.domains().domains(cpu)) {
             if (llc_only && !sd.has(SD_SHARE_LLC)) break; // diagnostic: no balancing above the LLC
             bool continue_balancing = true;
-            if (v6) update_next_balance(sd, next_balance);
+            if (next_first) update_next_balance(sd, next_balance);
             // Stop where the expected cost would eat the expected idle time.
             if (rq.avg_idle < curr_cost + sd.max_newidle_lb_cost) {
-                if (!v6) update_next_balance(sd, next_balance);
+                if (!next_first) update_next_balance(sd, next_balance);
                 break;
             }
             if (sd.has(SD_BALANCE_NEWIDLE)) {
                 pulled = static_cast<int>(lb_.load_balance(cpu, sd, CPU_NEWLY_IDLE, continue_balancing, now));
                 const nsec cost = lb_.last_cost();
-                if (v6)
+                if (feat[feature::NEWIDLE_COST_WAIT_DECAY])
                     update_newidle_cost(sd, cost, now);
                 else
                     sd.max_newidle_lb_cost = std::max(sd.max_newidle_lb_cost, cost);
                 curr_cost += cost;
             }
-            if (!v6) update_next_balance(sd, next_balance);
-            if (pulled || (v6 ? !continue_balancing : rq.nr_running > 0)) break;
+            if (!next_first) update_next_balance(sd, next_balance);
+            // NEWIDLE_BAIL_OUT: should_we_balance stopped the walk if a task arrived; before it, the loop
+            // looked itself.
+            if (pulled || (feat[feature::NEWIDLE_BAIL_OUT] ? !continue_balancing : rq.nr_running > 0)) break;
         }
         rq.max_idle_balance_cost = std::max(rq.max_idle_balance_cost, curr_cost);
         if (rq.cfs.h_nr_running && !pulled) pulled = 1; // something arrived meanwhile

@@ -53,10 +53,6 @@ void fair_class::group_dequeued(runqueue& rq, const task& p) {
     if (core_.bandwidth().active()) core_.bandwidth().task_dequeued(rq, p);
 }
 
-bool fair_class::eevdf() const {
-    return core_.config().kernel == kernel_version::eevdf_v6_12;
-}
-
 void fair_class::set_groups(bool enabled) {
     for (unsigned c = 0; c < core_.num_cpus(); ++c) {
         runqueue& rq = core_.rq(c);
@@ -82,7 +78,7 @@ group_sched& fair_class::tg_rq(runqueue& rq, group_id g) {
     gs->q.tg = g;
     gs->q.se = &gs->se;
     gs->q.tg_load_avg = &tg_load_avg_[g];
-    gs->q.tg_load_avg_ratelimit = eevdf() ? 1'000'000 : 0; // v6.12: NSEC_PER_MSEC
+    gs->q.tg_load_avg_ratelimit = feat_[feature::TG_LOAD_AVG_RATELIMIT] ? 1'000'000 : 0; // NSEC_PER_MSEC
     gs->se.my_q = &gs->q;
     gs->se.cfs_rq = parent ? &parent->q : nullptr;
     gs->se.parent = parent ? &parent->se : nullptr;
@@ -162,9 +158,9 @@ bool fair_class::update_levels_above(runqueue& rq, sched_entity* se, int delta, 
 void fair_class::update_cfs_group(runqueue& rq, sched_entity& se) {
     cfs_rq* gq = se.my_q;
     if (!gq || gq->throttle_count) return;
-    if (eevdf() && !gq->load) return; // v6.12: an emptied group keeps its weight (delayed dequeue)
+    if (feat_[feature::GROUP_EMPTY_KEEPS_WEIGHT] && !gq->load) return; // for delayed dequeue
     const std::uint32_t shares = calc_group_shares(*gq);
-    if (eevdf() && shares == se.weight) return; // v6.12 reweights only on a change
+    if (feat_[feature::GROUP_REWEIGHT_ON_CHANGE] && shares == se.weight) return;
     reweight_entity(rq, cfs_rq_of(rq, se), se, shares);
 }
 

@@ -151,8 +151,6 @@ protected:
     // cgroups: the task's quota levels count it (CFS bandwidth control).
     void group_enqueued(runqueue& rq, const task& p);
     void group_dequeued(runqueue& rq, const task& p);
-    // The kernel whose group rules apply (v6.12 rate-limits tg load updates and reweights on change).
-    bool eevdf() const;
     // CFS bandwidth control: check_enqueue_throttle on the levels p is about to make non-empty, and
     // whether a wakeup in a throttled hierarchy must not preempt.
     void check_enqueue_throttle(runqueue& rq, const task& p);

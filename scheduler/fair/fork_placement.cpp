@@ -133,7 +133,7 @@ const sched_group* fork_placement::find_idlest_group(const sched_domain& sd, con
         if (sd.has(SD_NUMA)) {
             // Keep the task near its parent while the local node stays lightly loaded.
             const unsigned dst_running = local_sgs.sum_nr_running + 1;
-            if (core_.config().kernel == kernel_version::cfs_v5_15) {
+            if (!core_.config().features[feature::NUMA_IMB_PER_LLC]) {
                 if (dst_running < (local_sgs.group_weight >> 2)) return nullptr; // allow_numa_imbalance
             } else {
                 unsigned imb_numa_nr = sd.imb_numa_nr;

@@ -93,14 +93,14 @@ void load_balancer::update_sg_lb_stats(lb_env& env, const sd_lb_stats& sds, cons
         }
         if (nr > 1) sg_overloaded = true;
         if (local_group) continue;
-        // v6.12 on symmetric CPUs: a lone task on a CPU that RT/IRQ work slows down is a misfit.
-        if (v6() && env.idle != CPU_NOT_IDLE && rq.cfs.h_nr_running == 1 && check_cpu_capacity(rq, *env.sd))
+        // On symmetric CPUs: a lone task on a CPU that RT/IRQ work slows down is a misfit.
+        if (feat_[feature::LB_REDUCED_CAPACITY_MISFIT] && env.idle != CPU_NOT_IDLE && rq.cfs.h_nr_running == 1 && check_cpu_capacity(rq, *env.sd))
             sgs.group_misfit_task_load = std::max(sgs.group_misfit_task_load, load);
     }
     sgs.group_capacity = group.capacity();
     sgs.group_weight = group.weight();
-    // smt_balance (v6.6+): an SMT group with more than one task, seen by an idle CPU.
-    if (v6() && !local_group && env.idle != CPU_NOT_IDLE && (group.flags & SD_SHARE_CPUCAPACITY) &&
+    // smt_balance: an SMT group with more than one task, seen by an idle CPU.
+    if (feat_[feature::LB_SMT_BALANCE] && !local_group && env.idle != CPU_NOT_IDLE && (group.flags & SD_SHARE_CPUCAPACITY) &&
         sgs.sum_h_nr_running > 1)
         sgs.group_smt_balance = true;
     sgs.type = group_classify(env.sd->imbalance_pct, group, sgs);
@@ -123,7 +123,7 @@ bool load_balancer::update_sd_pick_busiest(const sd_lb_stats& sds, const sched_g
     case group_type::asym_packing:
         return false; // not modelled
     case group_type::misfit_task:
-        return v6() ? sgs.group_misfit_task_load > busiest.group_misfit_task_load
+        return feat_[feature::LB_MISFIT_KEEP_FIRST] ? sgs.group_misfit_task_load > busiest.group_misfit_task_load
                     : sgs.group_misfit_task_load >= busiest.group_misfit_task_load;
     case group_type::smt_balance:
         if (sgs.idle_cpus != 0 || busiest.idle_cpus != 0) {
@@ -133,15 +133,15 @@ bool load_balancer::update_sd_pick_busiest(const sd_lb_stats& sds, const sched_g
         [[fallthrough]];
     case group_type::fully_busy:
         // avg_load is only computed for overloaded groups: among fully busy ones, v5.15 keeps the first;
-        // v6.12 takes the last unless the busiest so far is an SMT group (which needs more help).
-        if (!v6()) return sgs.avg_load > busiest.avg_load;
+        // LB_FULLY_BUSY_SMT takes the last unless the busiest so far is an SMT group (which needs more help).
+        if (!feat_[feature::LB_FULLY_BUSY_SMT]) return sgs.avg_load > busiest.avg_load;
         if (sgs.avg_load < busiest.avg_load) return false;
         if (sgs.avg_load == busiest.avg_load && sds.busiest && (sds.busiest->flags & SD_SHARE_CPUCAPACITY))
             return false;
         return true;
     case group_type::has_spare:
-        // v6.12: do not pull a lone task off an SMT core to empty it; prefer SMT groups with more.
-        if (v6() && smt_vs_nonsmt_groups(sds.busiest, &sg))
+        // LB_SMT_BALANCE: do not pull a lone task off an SMT core to empty it; prefer SMT groups with more.
+        if (feat_[feature::LB_SMT_BALANCE] && smt_vs_nonsmt_groups(sds.busiest, &sg))
             return !((sg.flags & SD_SHARE_CPUCAPACITY) && sgs.sum_h_nr_running <= 1);
         has_spare = true;
         break;
@@ -178,7 +178,7 @@ void load_balancer::update_sd_lb_stats(lb_env& env, sd_lb_stats& sds) {
         sds.total_capacity += sgs->group_capacity;
     }
     // Tasks should go to a sibling of the busiest group's child domain first (v5.15: this CPU's child).
-    if (v6())
+    if (feat_[feature::LB_PREFER_SIBLING_BUSIEST])
         sds.prefer_sibling = sds.busiest && (sds.busiest->flags & SD_PREFER_SIBLING);
     else
         sds.prefer_sibling = env.sd->child && env.sd->child->has(SD_PREFER_SIBLING);
@@ -225,24 +225,21 @@ void load_balancer::calculate_imbalance(lb_env& env, sd_lb_stats& sds) {
             return;
         }
         env.type = migration_type::task;
-        if (v6()) {
-            if (busiest.group_weight == 1 || sds.prefer_sibling)
-                env.imbalance = sibling_imbalance(env, sds, busiest, local);
-            else
-                env.imbalance = std::max<long>(0, static_cast<long>(local.idle_cpus) -
-                                                      static_cast<long>(busiest.idle_cpus));
+        if (busiest.group_weight == 1 || sds.prefer_sibling)
+            env.imbalance = feat_[feature::LB_SIBLING_IMBALANCE]
+                                ? sibling_imbalance(env, sds, busiest, local)
+                                : static_cast<long>(sub_positive(busiest.sum_nr_running, local.sum_nr_running));
+        else
+            env.imbalance =
+                std::max<long>(0, static_cast<long>(local.idle_cpus) - static_cast<long>(busiest.idle_cpus));
+        if (feat_[feature::NUMA_IMB_PER_LLC]) {
             // adjust_numa_imbalance with imb_numa_nr, before halving.
             if (env.sd->has(SD_NUMA) && local.sum_nr_running + 1 <= env.sd->imb_numa_nr &&
                 env.imbalance <= numa_imbalance_min)
                 env.imbalance = 0;
             env.imbalance >>= 1;
         } else {
-            if (busiest.group_weight == 1 || sds.prefer_sibling)
-                env.imbalance =
-                    static_cast<long>(sub_positive(busiest.sum_nr_running, local.sum_nr_running) >> 1);
-            else
-                env.imbalance = std::max<long>(
-                    0, (static_cast<long>(local.idle_cpus) - static_cast<long>(busiest.idle_cpus)) >> 1);
+            env.imbalance >>= 1;
             // v5.15's NUMA allowance, after halving: a small imbalance while the local node is lightly used.
             if (env.sd->has(SD_NUMA) && env.imbalance <= numa_imbalance_min &&
                 local.sum_nr_running + 1 < (local.group_weight >> 2))
@@ -290,12 +287,12 @@ const sched_group* load_balancer::find_busiest_group(lb_env& env, sd_lb_stats& s
             if (100 * busiest.avg_load <= env.sd->imbalance_pct * local.avg_load) return balanced();
         }
         const bool sibling_force = sds.prefer_sibling && local.type == group_type::has_spare &&
-                                   (v6() ? sibling_imbalance(env, sds, busiest, local) > 1
+                                   (feat_[feature::LB_SIBLING_IMBALANCE] ? sibling_imbalance(env, sds, busiest, local) > 1
                                          : busiest.sum_nr_running > local.sum_nr_running + 1);
         if (!sibling_force && busiest.type != group_type::overloaded) {
             // Busiest is not overloaded: only an idle CPU pulls, and only to even out idle CPUs.
             if (env.idle == CPU_NOT_IDLE) return balanced();
-            const bool smt_pull = v6() && busiest.type == group_type::smt_balance &&
+            const bool smt_pull = feat_[feature::LB_SMT_BALANCE] && busiest.type == group_type::smt_balance &&
                                   smt_vs_nonsmt_groups(sds.local, sds.busiest);
             if (!smt_pull) {
                 if (busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1) return balanced();
@@ -331,7 +328,7 @@ runqueue* load_balancer::find_busiest_queue(lb_env& env, const sched_group& grou
             break;
         }
         case migration_type::util: {
-            const unsigned long util = rq_util(rq, v6());
+            const unsigned long util = rq_util(rq, feat_[feature::LB_RUNNABLE_BOOST]);
             if (nr <= 1) continue; // one running task cannot be detached
             if (busiest_util < util) {
                 busiest_util = util;
@@ -354,14 +351,15 @@ runqueue* load_balancer::find_busiest_queue(lb_env& env, const sched_group& grou
 
 bool load_balancer::should_we_balance(const lb_env& env) const {
     if (!env.in_cpus(env.dst_cpu)) return false;
-    // Every CPU may balance when it goes idle (v6.12: unless something arrived meanwhile).
-    if (env.idle == CPU_NEWLY_IDLE) return !(v6() && core_.rq(env.dst_cpu).nr_running > 0);
+    // Every CPU may balance when it goes idle (NEWIDLE_BAIL_OUT: unless something arrived meanwhile).
+    if (env.idle == CPU_NEWLY_IDLE) return !(feat_[feature::NEWIDLE_BAIL_OUT] && core_.rq(env.dst_cpu).nr_running > 0);
     const sched_group& sg = env.sd->groups[0];
     int idle_smt = -1;
     for (unsigned cpu : *sg.balance_mask) {
         if (!env.in_cpus(cpu) || !idle_cpu(cpu)) continue;
-        // v6.12: an idle CPU on a busy core balances only if no core is idle (not at the SMT level).
-        if (v6() && !env.sd->has(SD_SHARE_CPUCAPACITY)) {
+        // LB_IDLE_CORE_FIRST: an idle CPU on a busy core balances only if no core is idle (not at the SMT
+        // level).
+        if (feat_[feature::LB_IDLE_CORE_FIRST] && !env.sd->has(SD_SHARE_CPUCAPACITY)) {
             bool core_idle = true;
             for (unsigned s : core_.layout().siblings[cpu])
                 core_idle = core_idle && (s == cpu || idle_cpu(s));
@@ -383,7 +381,7 @@ bool load_balancer::task_hot(const task& p, const lb_env& env) const {
     if (env.sd->has(SD_SHARE_CPUCAPACITY)) return false; // SMT siblings share the caches
     const runqueue& src = core_.rq(env.src_cpu);
     if (feat_[feature::CACHE_HOT_BUDDY] && core_.rq(env.dst_cpu).nr_running &&
-        (src.cfs.next == &p.se || (!v6() && src.cfs.last == &p.se)))
+        (src.cfs.next == &p.se || src.cfs.last == &p.se)) // v6.12 has no last buddy: cfs.last stays null
         return true;
     if (tun_.migration_cost_ns == 0) return false;
     const long long delta = static_cast<long long>(src.clock) - static_cast<long long>(p.se.exec_start);
@@ -615,8 +613,8 @@ unsigned load_balancer::load_balance(unsigned this_cpu, sched_domain& sd, cpu_id
     if (outcome == moved_or_failed) {
         if (!ld_moved) {
             ++sd.stats.lb_failed[idle];
-            // Newidle passes are too frequent to count (v6.12: nor misfit migrations).
-            if (idle != CPU_NEWLY_IDLE && !(v6() && env.type == migration_type::misfit))
+            // Newidle passes are too frequent to count (LB_MISFIT_NO_BACKOFF: nor misfit migrations).
+            if (idle != CPU_NEWLY_IDLE && !(feat_[feature::LB_MISFIT_NO_BACKOFF] && env.type == migration_type::misfit))
                 ++sd.nr_balance_failed;
             if (need_active_balance(env)) {
                 if (!busiest->curr->allowed_on(this_cpu)) {
@@ -645,8 +643,8 @@ unsigned load_balancer::load_balance(unsigned this_cpu, sched_domain& sd, cpu_id
     }
     if (outcome != moved_or_failed) {
         ld_moved = 0;
-        // Newidle ignores intervals (v6.12: so do misfit migrations): do not back off on them.
-        if (!(env.idle == CPU_NEWLY_IDLE || (v6() && env.type == migration_type::misfit))) {
+        // Newidle ignores intervals (LB_MISFIT_NO_BACKOFF: so do misfit migrations): do not back off on them.
+        if (!(env.idle == CPU_NEWLY_IDLE || (feat_[feature::LB_MISFIT_NO_BACKOFF] && env.type == migration_type::misfit))) {
             if (((env.flags & LBF_ALL_PINNED) && sd.balance_interval < max_pinned_interval) ||
                 sd.balance_interval < sd.max_interval)
                 sd.balance_interval *= 2;

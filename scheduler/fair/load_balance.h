@@ -25,11 +25,12 @@
 // The stopper (active_load_balance_cpu_stop) runs on the busiest CPU inside its next schedule(): the
 // running task has been switched out, so detach_one_task may take it (LBF_ACTIVE_LB skips hotness).
 //
-// v5.15 and v6.12 differ where the reference marks it: smt_balance, sibling_imbalance and the misfit
-// class of reduced-capacity CPUs are v6.12; NUMA imbalance allowance (v5.15: local running + 1 <
-// weight/4 after halving; v6.12: local running + 1 <= imb_numa_nr before halving); should_we_balance
-// prefers idle cores and stops a busy newidle CPU in v6.12; CACHE_HOT_BUDDY counts the last buddy too in
-// v5.15. Not modelled: asym packing and asymmetric capacities (no ITMT or hybrid platforms), NUMA
+// v5.15 and v6.12 differ where the reference marks it, each difference a version change of
+// core/sched_features.h that can be switched on its own: LB_SMT_BALANCE, LB_SIBLING_IMBALANCE,
+// LB_REDUCED_CAPACITY_MISFIT, LB_MISFIT_KEEP_FIRST, LB_MISFIT_NO_BACKOFF, LB_FULLY_BUSY_SMT,
+// LB_PREFER_SIBLING_BUSIEST, LB_RUNNABLE_BOOST, LB_IDLE_CORE_FIRST, NEWIDLE_BAIL_OUT and NUMA_IMB_PER_LLC
+// (v5.15: local running + 1 < weight/4 after halving; v6.12: local running + 1 <= imb_numa_nr before
+// halving). CACHE_HOT_BUDDY counts the last buddy too, which only v5.15 has. Not modelled: asym packing and asymmetric capacities (no ITMT or hybrid platforms), NUMA
 // balancing (fbq types, migrate_degrades_locality), throttled groups, per-CPU kthreads, core cookies.
 // A sched_delayed (EEVDF delayed-dequeue) sleeper is never moved.
 #pragma once
@@ -112,7 +113,6 @@ private:
     void detach_task(task& p, lb_env& env);
     void attach_tasks(lb_env& env, nsec now);
     bool idle_cpu(unsigned cpu) const { return core_.rq(cpu).is_idle(); }
-    bool v6() const { return core_.config().kernel == kernel_version::eevdf_v6_12; }
 
     scheduler& core_;
     const sched_features& feat_;

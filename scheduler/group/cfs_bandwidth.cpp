@@ -356,7 +356,7 @@ void cfs_bandwidth_control::distribute(group_id g, nsec now) {
     cfs_bandwidth& b = bw(g);
     std::size_t i = 0;
     const int here = core_.calling_cpu();
-    const bool async = core_.config().kernel == kernel_version::eevdf_v6_12;
+    const bool async = core_.config().features[feature::ASYNC_UNTHROTTLE];
     while (i < b.throttled_cpus.size() && b.runtime > 0) {
         const unsigned cpu = b.throttled_cpus[i];
         cfs_rq_runtime& rt = b.cpu[cpu];

@@ -63,7 +63,8 @@ struct tree_builder {
                  const std::vector<std::vector<unsigned>>& distances)
         : tr(tree), t(topo), n(topo.num_cpus()) {
         sched_domain_options o;
-        if (tr.kernel_ == kernel_version::cfs_v5_15) o = {false, "DIE"};
+        o.has_cluster = tr.cluster_level_;
+        if (tr.kernel_ == kernel_version::cfs_v5_15) o.package_name = "DIE";
         levels = sched_domain_candidates(t, distances, o);
         pre.resize(levels.size() * n);
         depth.assign(n, 0);
@@ -147,7 +148,7 @@ struct tree_builder {
 
     // v5.18+: the NUMA imbalance allowed so that LLCs do not get imbalanced (on the full chains).
     void compute_imb_numa_nr() {
-        if (tr.kernel_ == kernel_version::cfs_v5_15) return;
+        if (!tr.numa_imb_per_llc_) return;
         for (unsigned c = 0; c < n; ++c) {
             unsigned imb = 0, imb_span = 1;
             for (std::size_t l = 0; l < depth[c]; ++l) {
@@ -309,8 +310,10 @@ struct tree_builder {
 };
 
 sched_domain_tree::sched_domain_tree(const platform::topology& t,
-                                     const std::vector<std::vector<unsigned>>& distances, kernel_version k)
-    : kernel_(k) {
+                                     const std::vector<std::vector<unsigned>>& distances,
+                                     const sched_features& f)
+    : kernel_(f.kernel()), numa_imb_per_llc_(f[feature::NUMA_IMB_PER_LLC]),
+      highest_flag_shared_child_(f[feature::HIGHEST_FLAG_SHARED_CHILD]), cluster_level_(f[feature::CLUSTER_LEVEL]) {
     tree_builder b(*this, t, distances);
     b.run();
     // update_top_cache_domain()
@@ -343,8 +346,9 @@ sched_domain* sched_domain_tree::highest_flag_domain(unsigned cpu, unsigned flag
             hsd = &sd;
             continue;
         }
-        // v6.12 stops only where the flag, shared with children, cannot reappear; v5.15 always stops.
-        if (kernel_ == kernel_version::cfs_v5_15 || (flag & shared_child)) break;
+        // HIGHEST_FLAG_SHARED_CHILD stops only where the flag, shared with children, cannot reappear;
+        // v5.15 always stops.
+        if (!highest_flag_shared_child_ || (flag & shared_child)) break;
     }
     return hsd;
 }

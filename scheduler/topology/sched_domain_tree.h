@@ -12,6 +12,7 @@
 #pragma once
 
 #include "platforms/topology.h"
+#include "scheduler/core/sched_features.h"
 #include "scheduler/topology/sched_domain.h"
 
 #include <deque>
@@ -22,8 +23,13 @@ namespace warmsched::scheduler {
 class sched_domain_tree {
 public:
     // `distances`: the NUMA distance table (nodes x nodes), as platform::numa_distances gives it.
+    // The version changes CLUSTER_LEVEL, NUMA_IMB_PER_LLC and HIGHEST_FLAG_SHARED_CHILD of `features`
+    // shape it; its kernel names the levels (DIE or PKG). The second form takes a kernel's defaults.
     sched_domain_tree(const platform::topology& t, const std::vector<std::vector<unsigned>>& distances,
-                      kernel_version k);
+                      const sched_features& features);
+    sched_domain_tree(const platform::topology& t, const std::vector<std::vector<unsigned>>& distances,
+                      kernel_version k)
+        : sched_domain_tree(t, distances, sched_features(k)) {}
     sched_domain_tree(const sched_domain_tree&) = delete;
     sched_domain_tree& operator=(const sched_domain_tree&) = delete;
     sched_domain_tree(sched_domain_tree&&) = default; // the arrays' storage moves with them
@@ -73,6 +79,7 @@ public:
 
 private:
     kernel_version kernel_;
+    bool numa_imb_per_llc_, highest_flag_shared_child_, cluster_level_;
     std::deque<cpumask> masks_; // interned spans and balance masks (stable addresses)
     std::vector<sched_domain> domains_;
     std::vector<unsigned> first_; // domains of CPU c: [first_[c], first_[c + 1])

@@ -36,6 +36,15 @@ sched_domain_tree tree_of(const platform::platform_params& p, kernel_version k =
 sched_domain_tree tree_of(const char* name, kernel_version k = v6_12) {
     return tree_of(platform::load_platform(name), k);
 }
+// A kernel's defaults with one version change switched.
+sched_domain_tree tree_with(const char* name, kernel_version k, const char* change, bool on) {
+    const platform::platform_params p = platform::load_platform(name);
+    const platform::topology t(p);
+    const platform::fabric_graph g(p, t, {});
+    sched_features f(k);
+    REQUIRE(f.set(change, on).empty());
+    return sched_domain_tree(t, platform::numa_distances(p, t, g), f);
+}
 
 std::vector<std::string> group_lists(const sched_domain& d) {
     std::vector<std::string> v;
@@ -384,4 +393,24 @@ TEST_CASE("sched_domain_tree: an asymmetric NUMA line has chains of unequal dept
     CHECK(group_lists(d2[2]) == std::vector<std::string>{"0-5", "4-7"});
     CHECK(group_lists(d[1]) == std::vector<std::string>{"0-1", "2-3"});
     CHECK(tree.sd_numa(2) == &d2[1]);
+}
+
+TEST_CASE("sched_domain_tree: imb_numa_nr is the version change NUMA_IMB_PER_LLC (v5.18), in either kernel, "
+          "the level names stay the kernel's") {
+    // zen3-5950x: PKG spans the two CCXs, so imb_numa_nr = 2 where the change is on.
+    for (auto k : {v5_15, v6_12}) {
+        CAPTURE(to_string(k));
+        const sched_domain_tree with = tree_with("zen3-5950x", k, "NUMA_IMB_PER_LLC", true);
+        const sched_domain_tree without = tree_with("zen3-5950x", k, "NUMA_IMB_PER_LLC", false);
+        const auto a = with.domains(0), b = without.domains(0);
+        REQUIRE(a.size() == 3);
+        REQUIRE(b.size() == 3);
+        CHECK(a[2].imb_numa_nr == 2);
+        CHECK(b[2].imb_numa_nr == 0);
+        CHECK(std::string(a[2].name) == (k == v5_15 ? "DIE" : "PKG"));
+        CHECK(with.describe(0) == without.describe(0));
+    }
+    // The kernels' own defaults: off in v5.15, on in v6.12.
+    CHECK(tree_of("zen3-5950x", v5_15).domains(0)[2].imb_numa_nr == 0);
+    CHECK(tree_of("zen3-5950x", v6_12).domains(0)[2].imb_numa_nr == 2);
 }

@@ -77,3 +77,30 @@ TEST_CASE("feature flags are set by name, unknown or absent flags are refused wi
     CHECK(cfs.set("RUN_TO_PARTY", false) == "unknown scheduler feature 'RUN_TO_PARTY'");
     CHECK(std::string(sched_features::name(feature::DELAY_ZERO)) == "DELAY_ZERO");
 }
+
+TEST_CASE("version changes: every one exists in both kernels, off in v5.15 and on in v6.12, and is set by "
+          "name in either") {
+    const sched_features cfs(kernel_version::cfs_v5_15), eevdf(kernel_version::eevdf_v6_12);
+    int n = 0;
+    for (int i = 0; i < static_cast<int>(feature::count); ++i) {
+        const auto f = static_cast<feature>(i);
+        if (!sched_features::version_change(f)) {
+            CHECK(n == 0); // the kernel's flags come first, then the version changes
+            continue;
+        }
+        ++n;
+        CAPTURE(sched_features::name(f));
+        CHECK(cfs.exists(f));
+        CHECK(eevdf.exists(f));
+        CHECK_FALSE(cfs[f]);
+        CHECK(eevdf[f]);
+        sched_features back = eevdf, forward = cfs;
+        CHECK(back.set(sched_features::name(f), false).empty());
+        CHECK(forward.set(sched_features::name(f), true).empty());
+        CHECK_FALSE(back[f]);
+        CHECK(forward[f]);
+    }
+    CHECK(n >= 20);
+    CHECK_FALSE(sched_features::version_change(feature::RUN_TO_PARITY));
+    CHECK(sched_features::version_change(feature::LB_SMT_BALANCE));
+}

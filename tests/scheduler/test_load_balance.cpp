@@ -239,10 +239,12 @@ TEST_CASE("LB 2: an idle core's CPU pulls one of two hogs sharing a core, but no
 
 // ---- 3. NUMA: a communicating pair stays on its node; 2 x (node CPUs) hogs split evenly. ------------
 
-TEST_CASE("LB 3: two NUMA nodes: an idle node does not pull one of two tasks (imbalance <= 2 allowed)") {
-    for (auto k : both) {
-        CAPTURE(scheduler::to_string(k));
-        test::sched_harness h(k, {}, {}, machine(2, 1, 8, 1)); // nodes {0-7} {8-15}
+// The NUMA allowance is the version change NUMA_IMB_PER_LLC (v5.18): `per_llc` says whether the run has it.
+void lb_3_numa_allowance(kernel_version k, const std::vector<std::pair<std::string, bool>>& features,
+                         bool per_llc) {
+    {
+        CAPTURE(scheduler::to_string(k), per_llc);
+        test::sched_harness h(k, features, {}, machine(2, 1, 8, 1)); // nodes {0-7} {8-15}
         REQUIRE(h.s->domains().describe(0) == "MC 8, NUMA 16");
         add_task(h, "ping", 0, 0);
         add_task(h, "pong", 1, 0);
@@ -266,10 +268,20 @@ TEST_CASE("LB 3: two NUMA nodes: an idle node does not pull one of two tasks (im
             ++on_node0;
             balance(h, 8, numa, scheduler::CPU_IDLE, t += ms);
         }
-        CHECK(on_node0 == (k == cfs ? 6u : 3u));
+        CHECK(on_node0 == (per_llc ? 3u : 6u));
         // v5.15's imbalance is then 3 tasks, but the busiest CPU (3 of them) keeps its running one.
-        CHECK(h.rq(8).nr_running == (k == cfs ? 2u : 1u));
+        CHECK(h.rq(8).nr_running == (per_llc ? 1u : 2u));
     }
+}
+
+TEST_CASE("LB 3: two NUMA nodes: an idle node does not pull one of two tasks (imbalance <= 2 allowed)") {
+    for (auto k : both) lb_3_numa_allowance(k, {}, k == eevdf);
+}
+
+TEST_CASE("LB 3: the NUMA allowance follows NUMA_IMB_PER_LLC alone: v5.15 with it allows v6.12's, v6.12 "
+          "without it v5.15's") {
+    lb_3_numa_allowance(cfs, {{"NUMA_IMB_PER_LLC", true}}, true);
+    lb_3_numa_allowance(eevdf, {{"NUMA_IMB_PER_LLC", false}}, false);
 }
 
 void rig_lb_3_two_numa_nodes_a_communicating_pair(kernel_version k) {

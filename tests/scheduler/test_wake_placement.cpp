@@ -166,3 +166,24 @@ TEST_CASE(
         CHECK(r.via_wake_list); // another LLC: wake list + IPI
     }
 }
+
+TEST_CASE("03 6: a wakeup to an idle CPU of the waker's LLC goes through its wake list exactly when the "
+          "version change TTWU_QUEUE_IDLE (v6.0) is on, in either kernel") {
+    const std::pair<kernel_version, std::vector<std::pair<std::string, bool>>> runs[] = {
+        {kernel_version::cfs_v5_15, {}},
+        {kernel_version::eevdf_v6_12, {}},
+        {kernel_version::cfs_v5_15, {{"TTWU_QUEUE_IDLE", true}}},
+        {kernel_version::eevdf_v6_12, {{"TTWU_QUEUE_IDLE", false}}},
+    };
+    for (const auto& [k, features] : runs) {
+        test::sched_harness h(k, features, {}, test::smt_machine());
+        const bool idle_list = h.s->config().features[scheduler::feature::TTWU_QUEUE_IDLE];
+        CAPTURE(scheduler::to_string(k), idle_list);
+        CHECK(idle_list == (features.empty() ? k == kernel_version::eevdf_v6_12 : features[0].second));
+        runner(h, "waker", 0, 0);
+        auto& near = sleeper(h, "near", 1, 0);
+        const auto r = h.wake(near, 0, 1 * ms);
+        REQUIRE(r.cpu == 1); // its idle previous CPU, in the waker's LLC
+        CHECK(r.via_wake_list == idle_list);
+    }
+}

@@ -65,3 +65,22 @@ TEST_CASE("the guest's refusals name the workload and the limit") {
     CHECK_THROWS_AS(twin::make_guest_run(experiment_of("platform: haswell-i7-4790\nworkloads:\n  - kernbench -n 1\n"), g),
                     config::config_error);
 }
+
+TEST_CASE("the guest gets the model's sched_features, not its version changes, and a run that switches a "
+          "version change says the guest cannot follow") {
+    const auto g = twin::make_guest_machine(platform::load_platform("haswell-i7-4790"));
+    const auto plain = twin::make_guest_run(
+        experiment_of("platform: haswell-i7-4790\nworkloads:\n  - hackbench -g 1 -l 10\n"), g);
+    CHECK(plain.setup_sh.find("feature RUN_TO_PARITY on\n") != std::string::npos);
+    CHECK(plain.setup_sh.find("feature LB_SMT_BALANCE") == std::string::npos);
+    CHECK(plain.setup_sh.find("feature NUMA_IMB_PER_LLC") == std::string::npos);
+    for (const auto& n : plain.notes) CHECK(n.find("version changes") == std::string::npos);
+    const auto changed = twin::make_guest_run(
+        experiment_of("platform: haswell-i7-4790\nkernel:\n  features:\n    LB_SMT_BALANCE: false\n"
+                      "workloads:\n  - hackbench -g 1 -l 10\n"),
+        g);
+    CHECK(std::count_if(changed.notes.begin(), changed.notes.end(), [](const std::string& n) {
+              return n.find("version changes set away from the kernel's code") != std::string::npos &&
+                     n.find(" LB_SMT_BALANCE=off") != std::string::npos;
+          }) == 1);
+}
