@@ -135,19 +135,16 @@ void print_migration_report(std::ostream& out, const workloads::migration_cost& 
            "lost)\n";
 }
 
-void write_migration_stats(std::ostream& out, const workloads::migration_cost& c) {
-    auto stat = [&](const std::string& name, double v, const char* desc) {
-        char b[256];
-        std::snprintf(b, sizeof b, "%-40s %14.6g   # %s\n", name.c_str(), v, desc);
-        out << b;
-    };
-    auto tally = [&](const std::string& p, const miss_tally& t, const char* what) {
-        stat(p + "misses", static_cast<double>(t.total()), what);
+void add_migration_stats(stats::group& kernel, const workloads::migration_cost& c) {
+    using stats::unit;
+    auto tally = [&](stats::group& g, const miss_tally& t, const char* what) {
+        g.add("misses", t.total(), unit::count, what);
         for (int o = 0; o < num_origins; ++o)
-            stat(p + "misses::" + origin_key(static_cast<miss_origin>(o)), static_cast<double>(t.misses[o]),
-                 "of them served by this level (Count)");
-        stat(p + "stallSeconds", static_cast<double>(t.stall()) / 1e12, "their latencies summed (Second)");
+            g.add(std::string("misses::") + origin_key(static_cast<miss_origin>(o)), t.misses[o], unit::count,
+                  "of them served by this level");
+        g.add("stallSeconds", static_cast<double>(t.stall()) / 1e12, unit::second, "their latencies summed");
     };
+    stats::group& cost = kernel.child("migrationCost");
     std::uint64_t total_n = 0;
     miss_tally total;
     for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
@@ -158,26 +155,23 @@ void write_migration_stats(std::ostream& out, const workloads::migration_cost& c
             if (k.migrations == 0 && k.refill.total() == 0) continue;
             total_n += k.migrations;
             total += k.refill;
-            const std::string p = "kernel.migrationCost." + camel(scheduler::to_string(why)) + "." +
-                                  camel(workloads::to_string(dist)) + ".";
-            stat(p + "migrations", static_cast<double>(k.migrations),
-                 "migrations of this cause and distance (Count)");
-            tally(p + "refill.", k.refill, "lines the task had before it moved, fetched again (Count)");
+            stats::group& g = cost.child(camel(scheduler::to_string(why))).child(camel(workloads::to_string(dist)));
+            g.add("migrations", k.migrations, unit::count, "migrations of this cause and distance");
+            tally(g.child("refill"), k.refill, "lines the task had before it moved, fetched again");
         }
-    stat("kernel.migrationCost.migrations", static_cast<double>(total_n), "migrations, every class (Count)");
-    tally("kernel.migrationCost.refill.", total, "refill misses, every class (Count)");
-    tally("kernel.migrationCost.unattributed.", c.unattributed(),
-          "misses on lines touched before an earlier migration (Count)");
-    tally("kernel.stacking.", c.stacking(), "lines a co-scheduled task evicted, fetched again (Count)");
+    cost.add("migrations", total_n, unit::count, "migrations, every class");
+    tally(cost.child("refill"), total, "refill misses, every class");
+    tally(cost.child("unattributed"), c.unattributed(), "misses on lines touched before an earlier migration");
+    stats::group& stacking = kernel.child("stacking");
+    tally(stacking, c.stacking(), "lines a co-scheduled task evicted, fetched again");
     for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
         const auto place = static_cast<workloads::evictor_place>(p);
         static const char* keys[] = {"sameCpu", "smtSibling", "otherCore"};
-        stat(std::string("kernel.stacking.evictedBy::") + keys[p],
-             static_cast<double>(c.stacking_by(place).total()),
-             "stacking misses by where the evicting task ran (Count)");
+        stacking.add(std::string("evictedBy::") + keys[p], c.stacking_by(place).total(), unit::count,
+                     "stacking misses by where the evicting task ran");
     }
-    stat("kernel.migrationCost.trackerBytes", static_cast<double>(c.memory_bytes()),
-         "memory of the line-ownership records (Byte)");
+    cost.add("trackerBytes", static_cast<std::uint64_t>(c.memory_bytes()), unit::byte,
+             "memory of the line-ownership records");
 }
 
 namespace {

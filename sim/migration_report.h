@@ -5,6 +5,7 @@
 // again). The counts come from workloads/kernel/migration_cost, which tracks line ownership in the model.
 #pragma once
 
+#include "base/stats/stats_group.h"
 #include "workloads/kernel/migration_cost.h"
 
 #include <ostream>
@@ -13,8 +14,8 @@ namespace warmsched::sim {
 
 // Deterministic: the same configuration and seed print the same bytes.
 void print_migration_report(std::ostream& out, const workloads::migration_cost& c);
-// gem5-style lines (kernel.migrationCost.<cause>.<distance>.*, kernel.stacking.*), for stats.txt.
-void write_migration_stats(std::ostream& out, const workloads::migration_cost& c);
+// Its stats, into the kernel's group: kernel.migrationCost.<cause>.<distance>.*, kernel.stacking.*.
+void add_migration_stats(stats::group& kernel, const workloads::migration_cost& c);
 // The same report as JSON (migration_report.json): the classes the text prints, each with its count and
 // refill misses by origin and stall (us), the total, the unattributed misses and the stacking cost.
 void write_migration_report_json(std::ostream& out, const workloads::migration_cost& c);

@@ -196,36 +196,29 @@ void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models
     }
 }
 
-void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s) {
+void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s) {
+    using stats::unit;
     const run_totals t = run_totals::of(k, m);
-    auto stat = [&](const std::string& name, double v, const char* desc) {
-        char b[256];
-        std::snprintf(b, sizeof b, "%-40s %14.6g   # %s\n", name.c_str(), v, desc);
-        out << b;
-    };
-    out << "\n---------- Begin Simulation Statistics ----------\n";
-    stat("simSeconds", sim_s, "Number of seconds simulated (Second)");
-    stat("kernel.contextSwitches", static_cast<double>(t.switches), "context switches, all CPUs (Count)");
-    stat("kernel.voluntarySwitches", static_cast<double>(t.voluntary),
-         "switches away from a blocking task (Count)");
-    stat("kernel.involuntarySwitches", static_cast<double>(t.involuntary), "preemptions and yields (Count)");
-    stat("kernel.migrations", static_cast<double>(t.migrations), "task moves between CPUs (Count)");
-    stat("kernel.wakeups", static_cast<double>(t.wakeups), "try_to_wake_up that woke a task (Count)");
-    stat("kernel.wakeupsRemote", static_cast<double>(t.wakeups_remote), "wakeups onto another CPU (Count)");
-    stat("kernel.wakeupsAffine", static_cast<double>(t.wakeups_affine),
-         "wake_affine chose the target (Count)");
-    stat("kernel.wakeAffineAttempts", static_cast<double>(t.affine_attempts),
-         "wake_affine evaluated (Count)");
+    root.add("simSeconds", sim_s, unit::second, "Number of seconds simulated");
+    stats::group& kernel = root.child("kernel");
+    kernel.add("contextSwitches", t.switches, unit::count, "context switches, all CPUs");
+    kernel.add("voluntarySwitches", t.voluntary, unit::count, "switches away from a blocking task");
+    kernel.add("involuntarySwitches", t.involuntary, unit::count, "preemptions and yields");
+    kernel.add("migrations", t.migrations, unit::count, "task moves between CPUs");
+    kernel.add("wakeups", t.wakeups, unit::count, "try_to_wake_up that woke a task");
+    kernel.add("wakeupsRemote", t.wakeups_remote, unit::count, "wakeups onto another CPU");
+    kernel.add("wakeupsAffine", t.wakeups_affine, unit::count, "wake_affine chose the target");
+    kernel.add("wakeAffineAttempts", t.affine_attempts, unit::count, "wake_affine evaluated");
     const char* idle_names[3] = {"idle", "busy", "newidle"};
     for (int i = 0; i < 3; ++i) {
-        stat(std::string("kernel.lbCount::") + idle_names[i], static_cast<double>(t.lb_count[i]),
-             "load_balance runs, all domains (Count)");
-        stat(std::string("kernel.lbGained::") + idle_names[i], static_cast<double>(t.lb_gained[i]),
-             "tasks pulled by load_balance (Count)");
-        stat(std::string("kernel.lbFailed::") + idle_names[i], static_cast<double>(t.lb_failed[i]),
-             "load_balance runs that moved nothing although imbalanced (Count)");
+        kernel.add(std::string("lbCount::") + idle_names[i], t.lb_count[i], unit::count,
+                   "load_balance runs, all domains");
+        kernel.add(std::string("lbGained::") + idle_names[i], t.lb_gained[i], unit::count,
+                   "tasks pulled by load_balance");
+        kernel.add(std::string("lbFailed::") + idle_names[i], t.lb_failed[i], unit::count,
+                   "load_balance runs that moved nothing although imbalanced");
     }
-    stat("kernel.albPushed", static_cast<double>(t.alb_pushed), "tasks pushed by active balance (Count)");
+    kernel.add("albPushed", t.alb_pushed, unit::count, "tasks pushed by active balance");
     // Per domain level (SMT, MC, PKG/DIE, NUMA; summed over the CPUs' domains of that level): a name that
     // two levels share (several NUMA levels) gets the level's number after it.
     {
@@ -239,49 +232,43 @@ void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::
                 count[sd.level][i] += sd.stats.lb_count[i];
                 gained[sd.level][i] += sd.stats.lb_gained[i];
             }
+        stats::group& domain = kernel.child("domain");
         for (const auto& [level, name] : level_names) {
-            const std::string p = "kernel.domain." + name +
-                                  (levels_per_name[name] > 1 ? std::to_string(level) : std::string()) + ".";
+            stats::group& g =
+                domain.child(name + (levels_per_name[name] > 1 ? std::to_string(level) : std::string()));
             for (int i = 0; i < 3; ++i) {
-                stat(p + "lbCount::" + idle_names[i], static_cast<double>(count[level][i]),
-                     "load_balance runs at this domain level (Count)");
-                stat(p + "lbGained::" + idle_names[i], static_cast<double>(gained[level][i]),
-                     "tasks pulled by load_balance at this domain level (Count)");
+                g.add(std::string("lbCount::") + idle_names[i], count[level][i], unit::count,
+                      "load_balance runs at this domain level");
+                g.add(std::string("lbGained::") + idle_names[i], gained[level][i], unit::count,
+                      "tasks pulled by load_balance at this domain level");
             }
         }
     }
-    stat("kernel.forks", static_cast<double>(t.forks), "tasks created by fork/clone (Count)");
-    stat("kernel.ipis", static_cast<double>(t.ipis), "reschedule IPIs received (Count)");
+    kernel.add("forks", t.forks, unit::count, "tasks created by fork/clone");
+    kernel.add("ipis", t.ipis, unit::count, "reschedule IPIs received");
     const auto& states = m.platform().idle_states;
     if (states.size() > 1) { // cpuidle (a platform with idle_states listed), as sysfs usage and time
         for (std::size_t i = 0; i < states.size() && i < t.idle_state_usage.size(); ++i) {
-            const std::string p = "kernel.idleState::" + states[i].name + ".";
-            stat(p + "usage", static_cast<double>(t.idle_state_usage[i]), "entries, all CPUs (Count)");
-            stat(p + "time", static_cast<double>(t.idle_state_ns[i]) / 1e9, "time in the state, all CPUs (Second)");
+            const std::string p = "idleState::" + states[i].name + ".";
+            kernel.add(p + "usage", t.idle_state_usage[i], unit::count, "entries, all CPUs");
+            kernel.add(p + "time", static_cast<double>(t.idle_state_ns[i]) / 1e9, unit::second,
+                       "time in the state, all CPUs");
         }
-        stat("kernel.coreFlushes", static_cast<double>(t.core_flushes),
-             "entries that flushed a core's private caches (Count)");
+        kernel.add("coreFlushes", t.core_flushes, unit::count, "entries that flushed a core's private caches");
     }
+    if (const auto* c = k.migration_costs()) add_migration_stats(kernel, *c);
+    // The machine: each CPU's kernel counters, then every model's own group (system.cpuN's accesses,
+    // system.coreN.l1d/l2, system.llcN, system.homeN, system.memN).
+    stats::group& system = root.child("system");
     for (unsigned c = 0; c < m.num_cpus(); ++c) {
-        const std::string p = "system.cpu" + std::to_string(c) + ".";
-        const auto& rq = k.sched().rq(c);
+        stats::group& cpu = system.child("cpu" + std::to_string(c));
         const auto& e = k.executor(c).stats();
-        stat(p + "contextSwitches", static_cast<double>(rq.nr_switches), "context switches (Count)");
-        stat(p + "idleSeconds",
-             static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9,
-             "time idle (Second)");
-        stat(p + "ticks", static_cast<double>(e.ticks), "scheduler ticks (Count)");
-        const auto& hs = m.cpu(c).stats();
-        std::uint64_t total = 0;
-        for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
-            total += hs.accesses[i];
-            stat(p + "accesses::" + models::to_string(static_cast<mem_source>(i)),
-                 static_cast<double>(hs.accesses[i]), "accesses served by this level (Count)");
-        }
-        stat(p + "accesses::total", static_cast<double>(total), "memory accesses (Count)");
+        cpu.add("contextSwitches", k.sched().rq(c).nr_switches, unit::count, "context switches");
+        cpu.add("idleSeconds", static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9,
+                unit::second, "time idle");
+        cpu.add("ticks", e.ticks, unit::count, "scheduler ticks");
     }
-    if (const auto* c = k.migration_costs()) write_migration_stats(out, *c);
-    out << "\n---------- End Simulation Statistics   ----------\n";
+    m.add_stats(system);
 }
 
 } // namespace warmsched::sim

@@ -1,9 +1,10 @@
 // What every workload run prints after the tools' own output: where and how it ran (platform, kernel,
 // seed, simulated vs wall time), and what the scheduler and the caches did -- context switches,
 // migrations, wakeups, IPIs, CPU time, and memory accesses by the level that served them (with the
-// misses per cache level). Also written as gem5-style stats.txt.
+// misses per cache level). The same counters go to the stats registry (stats.txt, stats.json).
 #pragma once
 
+#include "base/stats/stats_group.h"
 #include "models/system/machine.h"
 #include "workloads/kernel/sim_kernel.h"
 
@@ -30,6 +31,8 @@ struct run_totals {
 // Deterministic: the same configuration and seed print the same bytes (wall-clock time is not in it).
 void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
                        std::uint64_t seed);
-void write_stats_txt(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s);
+// The run's stats into the registry (base/stats): simSeconds, the kernel's counters (kernel.*, with
+// the cost-of-migration tracker's when it ran), each CPU's (system.cpuN) and every model's own group.
+void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s);
 
 } // namespace warmsched::sim

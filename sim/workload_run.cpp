@@ -10,7 +10,7 @@
 #include "sim/outputs/report_json.h"
 #include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
-#include "sim/outputs/stats_json.h"
+#include "base/stats/stats_writers.h"
 #include "sim/outputs/vcd_writer.h"
 #include "sim/plots/run_plots.h"
 #include "sim/plots/timeline_data.h"
@@ -127,12 +127,15 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
             << e.resolved.to_yaml();
     }
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
-    std::ostringstream stats;
-    write_stats_txt(stats, k, m, sim_s);
-    const std::string stats_txt = cgroups ? with_cgroup_stats(stats.str(), *cgroups) : stats.str();
-    std::ofstream(fs::path(out_dir) / "stats.txt") << stats_txt;
-    std::ofstream stats_json(fs::path(out_dir) / "stats.json");
-    write_stats_json(stats_json, stats_txt);
+    stats::group registry;
+    add_run_stats(registry, k, m, sim_s);
+    if (cgroups) add_cgroup_stats(registry.child("kernel"), *cgroups);
+    {
+        std::ofstream txt(fs::path(out_dir) / "stats.txt");
+        stats::write_text(txt, registry);
+        std::ofstream json(fs::path(out_dir) / "stats.json");
+        stats::write_json(json, registry);
+    }
     write_schedstat_dir(out_dir, schedstat_start, k);
     if (cgroups) write_cpu_stat_files(out_dir, *cgroups); // cgroup/<path>/cpu.stat
     {

@@ -2,6 +2,8 @@
 // written). Names follow gem5's cache statistics where one exists.
 #pragma once
 
+#include "base/stats/stats_group.h"
+
 #include <cstdint>
 
 namespace warmsched::models {
@@ -17,5 +19,9 @@ struct cache_stats {
     std::uint64_t peer_supplies = 0; // shared level: misses served by another core's private cache
     std::uint64_t victim_fills = 0;  // shared level: lines inserted by an eviction from above
 };
+
+// The counters into a cache's stats group (system.core3.l2, system.llc0), with hits + misses as
+// `accesses`; the shared-level counters only for a shared level.
+void add_stats(stats::group& g, const cache_stats& s, bool shared_level);
 
 } // namespace warmsched::models

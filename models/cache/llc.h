@@ -51,6 +51,8 @@ public:
 
     const llc_params& params() const { return p_; }
     const cache_stats& stats() const { return stats_; }
+    // Its stats group (system.llcN): the cache counters.
+    void add_stats(stats::group& g) const { models::add_stats(g, stats_, true); }
     const tag_array& tags() const { return tags_; }
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
     bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }

@@ -175,4 +175,12 @@ void directory::memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay) {
     memory_side->b_transport(mem_.gp, delay);
 }
 
+void directory::add_stats(stats::group& g) const {
+    g.add("requests", stats_.requests, stats::unit::count, "requests from the LLCs");
+    g.add("memoryReads", stats_.memory_reads, stats::unit::count, "reads sent to the memory controller");
+    g.add("memoryWrites", stats_.memory_writes, stats::unit::count, "writes sent to the memory controller");
+    g.add("forwards", stats_.forwards, stats::unit::count, "cache-to-cache transfers ordered");
+    g.add("invalidations", stats_.invalidations, stats::unit::count, "invalidations sent");
+}
+
 } // namespace warmsched::models

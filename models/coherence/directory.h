@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/common/line_map.h"
+#include "base/stats/stats_group.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -45,6 +46,8 @@ public:
               std::function<ps_t(unsigned, unsigned)> distance);
 
     const directory_stats& stats() const { return stats_; }
+    // Its stats group (system.homeN).
+    void add_stats(stats::group& g) const;
     // Sharer mask and owner (-1: none) of a line, for tests.
     std::uint64_t sharers(std::uint64_t line) const;
     int owner(std::uint64_t line) const;

@@ -181,4 +181,8 @@ void core::snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void core::add_stats(stats::group& g) const {
+    for (unsigned lv = 0; lv < levels_.size(); ++lv) models::add_stats(g.child(p_.levels[lv].name), stats_[lv], false);
+}
+
 } // namespace warmsched::models

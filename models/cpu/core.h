@@ -49,6 +49,8 @@ public:
 
     const core_module_params& params() const { return p_; }
     const cache_stats& level_stats(unsigned level) const { return stats_[level]; }
+    // Its stats group (system.coreN): one subgroup per private level, by the platform's level name.
+    void add_stats(stats::group& g) const;
     const tag_array& level_tags(unsigned level) const { return levels_[level]; }
     unsigned num_levels() const { return static_cast<unsigned>(levels_.size()); }
     // Told of every line that leaves the private caches for room (nullptr: nobody).

@@ -95,4 +95,18 @@ void hart::compute_cycles(std::uint64_t cycles) {
     advance(ps_time(cycles * p_.cycle_ps));
 }
 
+void hart::add_stats(stats::group& g) const {
+    std::uint64_t total = 0;
+    for (int i = 0; i < static_cast<int>(mem_source::count); ++i) {
+        total += stats_.accesses[i];
+        g.add(std::string("accesses::") + to_string(static_cast<mem_source>(i)), stats_.accesses[i],
+              stats::unit::count, "accesses served by this level");
+    }
+    g.add("accesses::total", total, stats::unit::count, "memory accesses");
+    for (int i = 0; i < static_cast<int>(mem_source::count); ++i)
+        g.add(std::string("latency::") + to_string(static_cast<mem_source>(i)),
+              static_cast<double>(stats_.latency_ps[i]) / 1e12, stats::unit::second,
+              "the latencies of the accesses served by this level, summed");
+}
+
 } // namespace warmsched::models

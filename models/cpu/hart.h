@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/common/access_observer.h"
+#include "base/stats/stats_group.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -70,6 +71,8 @@ public:
     mem_source last_source() const { return req_.txn.source; }
     const hart_params& params() const { return p_; }
     const hart_stats& stats() const { return stats_; }
+    // Its stats group (system.cpuN): accesses and their summed latency by the level that served them.
+    void add_stats(stats::group& g) const;
     // Counts the accesses made since `before` `factor` times over: each stood for `factor` accesses
     // (fast-forwarded compute, which sends only a sample of its accesses through the hierarchy).
     void extrapolate_since(const hart_stats& before, double factor);

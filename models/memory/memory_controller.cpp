@@ -22,4 +22,9 @@ void memory_controller::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_ti
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void memory_controller::add_stats(stats::group& g) const {
+    g.add("reads", stats_.reads, stats::unit::count, "line reads");
+    g.add("writes", stats_.writes, stats::unit::count, "line writes");
+}
+
 } // namespace warmsched::models

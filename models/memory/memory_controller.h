@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/common/mem_txn.h"
+#include "base/stats/stats_group.h"
 #include "models/fabric/flow_meter.h"
 #include "models/fabric/link_occupancy.h"
 
@@ -32,6 +33,8 @@ public:
     memory_controller(const sc_core::sc_module_name& name, const memory_controller_params& p);
 
     const memory_stats& stats() const { return stats_; }
+    // Its stats group (system.memN).
+    void add_stats(stats::group& g) const;
     const link_occupancy& channels() const { return channels_; }
     link_occupancy& channels() { return channels_; }
     // Reports every transfer to `m` while it records, as its resource `index`.

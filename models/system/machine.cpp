@@ -133,4 +133,12 @@ void machine::set_access_observer(access_observer* o) {
     for (auto& l : llcs_) l->set_observer(o);
 }
 
+void machine::add_stats(stats::group& system) const {
+    for (const auto& h : harts_) h->add_stats(system.child(h->basename()));
+    for (const auto& c : cores_) c->add_stats(system.child(c->basename()));
+    for (const auto& l : llcs_) l->add_stats(system.child(l->basename()));
+    for (const auto& d : homes_) d->add_stats(system.child(d->basename()));
+    for (const auto& m : memories_) m->add_stats(system.child(m->basename()));
+}
+
 } // namespace warmsched::models

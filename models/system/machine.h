@@ -55,6 +55,9 @@ public:
     unsigned num_cores() const { return static_cast<unsigned>(cores_.size()); }
     unsigned num_llcs() const { return static_cast<unsigned>(llcs_.size()); }
     unsigned num_homes() const { return static_cast<unsigned>(homes_.size()); }
+    // The models' stats groups under `system` (the machine's own group), named as the modules are:
+    // cpuN (harts), coreN with its private levels, llcN, homeN (directories), memN.
+    void add_stats(stats::group& system) const;
     unsigned line_size() const { return p_.caches.front().line_size; }
     // Connects (nullptr: disconnects) an observer of misses and evictions to every hart, core and LLC.
     void set_access_observer(access_observer* o);

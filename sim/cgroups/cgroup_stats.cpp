@@ -131,30 +131,22 @@ void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_
     if (rest_n) row("(" + std::to_string(rest_n) + " more, summed)", "", rest);
 }
 
-std::string with_cgroup_stats(const std::string& stats_txt, const cgroup_report& r) {
-    std::string lines;
-    auto stat = [&](const std::string& name, std::uint64_t v, const char* desc) {
-        char b[512];
-        std::snprintf(b, sizeof b, "%-40s %14llu   # %s\n", name.c_str(), ull(v), desc);
-        lines += b;
-    };
+void add_cgroup_stats(stats::group& kernel, const cgroup_report& r) {
+    using stats::unit;
+    stats::group& cgroup = kernel.child("cgroup");
     for (group_id g = 0; g < r.tree.groups.size(); ++g) {
-        const std::string p = "kernel.cgroup." + r.tree.groups[g].path + ".";
+        stats::group& c = cgroup.child(r.tree.groups[g].path);
         const auto& s = r.stats[g];
-        stat(p + "usage_usec", s.usage_ns / 1000, "cpu.stat: CPU time of the group's tasks (Microsecond)");
-        stat(p + "user_usec", s.user_ns / 1000, "cpu.stat: of it in user mode (Microsecond)");
-        stat(p + "system_usec", s.system_ns / 1000, "cpu.stat: of it in the kernel (Microsecond)");
-        stat(p + "nr_periods", s.nr_periods, "cpu.stat: bandwidth periods with the group active (Count)");
-        stat(p + "nr_throttled", s.nr_throttled, "cpu.stat: periods in which it was throttled (Count)");
-        stat(p + "throttled_usec", s.throttled_ns / 1000,
-             "cpu.stat: time its run queues spent throttled, summed over CPUs (Microsecond)");
-        stat(p + "nr_bursts", s.nr_bursts, "cpu.stat: periods that used burst runtime (Count)");
-        stat(p + "burst_usec", s.burst_ns / 1000, "cpu.stat: runtime used beyond the quota (Microsecond)");
+        c.add("usage_usec", s.usage_ns / 1000, unit::microsecond, "cpu.stat: CPU time of the group's tasks");
+        c.add("user_usec", s.user_ns / 1000, unit::microsecond, "cpu.stat: of it in user mode");
+        c.add("system_usec", s.system_ns / 1000, unit::microsecond, "cpu.stat: of it in the kernel");
+        c.add("nr_periods", s.nr_periods, unit::count, "cpu.stat: bandwidth periods with the group active");
+        c.add("nr_throttled", s.nr_throttled, unit::count, "cpu.stat: periods in which it was throttled");
+        c.add("throttled_usec", s.throttled_ns / 1000, unit::microsecond,
+              "cpu.stat: time its run queues spent throttled, summed over CPUs");
+        c.add("nr_bursts", s.nr_bursts, unit::count, "cpu.stat: periods that used burst runtime");
+        c.add("burst_usec", s.burst_ns / 1000, unit::microsecond, "cpu.stat: runtime used beyond the quota");
     }
-    const std::string end = "\n---------- End Simulation Statistics";
-    const auto at = stats_txt.rfind(end);
-    if (at == std::string::npos) return stats_txt + lines;
-    return stats_txt.substr(0, at) + lines + stats_txt.substr(at);
 }
 
 } // namespace warmsched::sim

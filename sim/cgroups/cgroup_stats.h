@@ -10,6 +10,7 @@
 // v6.x core_sched.force_idle_usec line (no core scheduling here).
 #pragma once
 
+#include "base/stats/stats_group.h"
 #include "scheduler/group/cgroup_tree.h"
 #include "workloads/kernel/sim_kernel.h"
 
@@ -37,7 +38,7 @@ std::string cpu_stat_path(const std::string& out_dir, const std::string& group_p
 void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r);
 // The run summary's table; `sim_s`: the run's simulated time (for CPUs used).
 void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_s);
-// stats.txt with every group's cpu.stat lines added at the end of its (last) statistics block.
-std::string with_cgroup_stats(const std::string& stats_txt, const cgroup_report& r);
+// Every group's cpu.stat as stats, into the kernel's group: kernel.cgroup.<path>.usage_usec, ...
+void add_cgroup_stats(stats::group& kernel, const cgroup_report& r);
 
 } // namespace warmsched::sim

@@ -4,6 +4,8 @@
 #include "platforms/config/config_error.h"
 #include "sim/file_text.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -57,17 +59,30 @@ run_metrics parse_report_metrics(const std::string& text) {
     return out;
 }
 
-run_metrics parse_stats_json(const std::string& json) {
-    static const std::regex member(R"re("([^"]+)": \{"value": ([-+0-9.eEinfa]+))re");
+run_metrics read_stats_json(const std::string& path) {
+    const auto doc = nlohmann::ordered_json::parse(file_text(path), nullptr, false);
+    auto bad = [&](const std::string& why) {
+        throw config::config_error(std::vector<std::string>{path + ": not a warmsched stats.json (" + why + ")"});
+    };
+    if (doc.is_discarded()) bad("malformed JSON");
+    if (!doc.is_object() || !doc.contains("simulation") || !doc["simulation"].is_array())
+        bad("no \"simulation\" list");
     run_metrics out;
-    for (auto it = std::sregex_iterator(json.begin(), json.end(), member); it != std::sregex_iterator(); ++it)
-        out.emplace_back((*it)[1].str(), std::stod((*it)[2].str()));
+    for (const auto& block : doc["simulation"]) {
+        if (!block.is_object()) bad("a block that is not an object");
+        for (const auto& [name, s] : block.items()) {
+            if (!s.is_object() || !s.contains("value")) bad("stat '" + name + "' has no value");
+            const auto& v = s["value"];
+            if (v.is_number()) out.emplace_back(name, v.get<double>());
+            else if (!v.is_null()) bad("stat '" + name + "' is not a number");
+        }
+    }
     return out;
 }
 
 run_metrics read_run_metrics(const std::string& dir) {
     if (!fs::exists(fs::path(dir) / "stats.json")) fail(dir, "no stats.json");
-    const run_metrics stats = parse_stats_json(file_text(fs::path(dir) / "stats.json"));
+    const run_metrics stats = read_stats_json((fs::path(dir) / "stats.json").string());
     run_metrics out = parse_report_metrics(file_text(fs::path(dir) / "report.txt"));
     out.emplace_back("migrations", value_of(stats, "kernel.migrations"));
     out.emplace_back("context switches", value_of(stats, "kernel.contextSwitches"));

@@ -18,8 +18,10 @@ using run_metrics = std::vector<std::pair<std::string, double>>;
 // Workload metrics of a report.txt's text. A metric seen twice (two workloads of one tool) gets "#2".
 run_metrics parse_report_metrics(const std::string& report_txt);
 
-// Every stat of a stats.json's text (written by write_stats_json), by dotted name, in file order.
-run_metrics parse_stats_json(const std::string& stats_json);
+// Every stat of a stats.json (base/stats/stats_writers.h), by dotted name, in file order; a value JSON
+// cannot spell (null: NaN or infinite) is left out. Throws config_error naming the file when it is not
+// one (malformed JSON, no "simulation" list, a stat without a numeric value).
+run_metrics read_stats_json(const std::string& path);
 
 // Workload metrics and key counters of one run's directory. Throws config_error naming the directory
 // when it has no stats.json.

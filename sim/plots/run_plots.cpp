@@ -133,7 +133,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         // Every CPU of the machine (stats.json has each one's counters), idle ones included.
         std::size_t cpus = 1;
         static const std::regex cpu_stat(R"(^system\.cpu(\d+)\.contextSwitches$)");
-        for (const auto& [name, v] : parse_stats_json(file_text(fs::path(dir) / "stats.json"))) {
+        for (const auto& [name, v] : read_stats_json((fs::path(dir) / "stats.json").string())) {
             std::smatch m;
             if (std::regex_match(name, m, cpu_stat))
                 cpus = std::max<std::size_t>(cpus, std::stoul(m[1].str()) + 1);
@@ -162,7 +162,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
         drawn.push_back("migrations");
     }
     {
-        const run_metrics stats = parse_stats_json(file_text(fs::path(dir) / "stats.json"));
+        const run_metrics stats = read_stats_json((fs::path(dir) / "stats.json").string());
         static const std::regex access(R"(^system\.cpu(\d+)\.accesses::(\w+)$)");
         std::map<unsigned, std::map<std::string, double>> cpu;
         for (const auto& [name, v] : stats) {

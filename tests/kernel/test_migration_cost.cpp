@@ -8,6 +8,7 @@
 //   L3   4 KiB = 64 lines (16 sets x 4 ways) per LLC, a victim cache of the L2s
 // A task's working set of 8 lines (512 B, walked as a stream) fits its core's L2 with room for the
 // kernel lines a switch touches, and not in L1, so a walk always reaches the L2.
+#include "base/stats/stats_writers.h"
 #include "sim/migration_report.h"
 #include "support/file_text.h"
 #include "support/kernel_rig.h"
@@ -289,7 +290,9 @@ TEST_CASE("the report prints a row per class that happened, the stacking cost, a
     c.missed(1, 1, 8, models::mem_source::peer_cache, 25'000);
     std::ostringstream out, stats;
     sim::print_migration_report(out, c);
-    sim::write_migration_stats(stats, c);
+    stats::group registry;
+    sim::add_migration_stats(registry.child("kernel"), c);
+    stats::write_text(stats, registry);
     INFO(out.str());
     CHECK(out.str().find("--- cost of migrations") != std::string::npos);
     CHECK(out.str().find("set sampling 1 in 8") != std::string::npos);

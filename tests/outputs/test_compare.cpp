@@ -122,6 +122,20 @@ TEST_CASE("compare of two repeated runs prints their per-seed means and the chan
     const auto bad = warmsched::test::run_cli("compare " + root.string());
     CHECK(bad.status == 2);
     CHECK(bad.err.find("error: compare: ") == 0);
+    // A stats.json that is not one (truncated, a value that is not a number): one line naming the file.
+    const fs::path seed1 = root / "cfs" / "seed-1" / "stats.json";
+    const std::string whole = file_text(seed1);
+    for (const std::string& broken :
+         {whole.substr(0, whole.size() / 2),
+          std::regex_replace(whole, std::regex(R"("kernel\.migrations": \{"value": \d+)"),
+                             "\"kernel.migrations\": {\"value\": \"many\"")}) {
+        std::ofstream(seed1) << broken;
+        const auto r = warmsched::test::run_cli("compare " + (root / "cfs").string() + " " + (root / "eevdf").string());
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind("error: " + seed1.string() + ": not a warmsched stats.json (", 0) == 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
 }
 
 namespace {

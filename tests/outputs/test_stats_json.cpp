@@ -1,11 +1,17 @@
 // stats.txt follows gem5's text layout (blocks between the Begin/End markers, one stat a line: the name
-// padded to 40, the value, `# description (Unit)`), and stats.json carries exactly the same stats.
+// padded to 40, the value, `# description (Unit)`), and stats.json carries exactly the same stats, both
+// from the one registry: integers exact in both, real values at full precision in stats.json. Every
+// model's group is there (system.coreN.l1d/l2, system.llcN, system.homeN, system.memN), consistent with
+// the harts' counts.
 #include <catch2/catch.hpp>
 
 #include "support/cli_runner.h"
 #include "support/file_text.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -34,6 +40,9 @@ TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
     CHECK(r.err.find('\r') == std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     const std::string txt = file_text(out / "stats.txt"), json = file_text(out / "stats.json");
+    const auto doc = nlohmann::json::parse(json);
+    REQUIRE(doc.at("simulation").size() == 1);
+    const auto& block = doc.at("simulation")[0];
     const std::regex stat_re(R"(^(\S+) +(\S+) +# (.*) \((\w+)\)$)");
     std::istringstream in(txt);
     unsigned stats = 0, begins = 0, ends = 0;
@@ -52,10 +61,19 @@ TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
         REQUIRE(std::regex_match(l, m, stat_re));
         CHECK(l.find_first_not_of(' ', m[1].length()) > 40); // the name padded to 40 columns
         ++stats;
-        const std::string member = "\"" + m[1].str() + "\": {\"value\": " + m[2].str() +
-                                   ", \"description\": \"" + m[3].str() + "\", \"unit\": \"" + m[4].str() +
-                                   "\"}";
-        CHECK(occurrences(json, member) == 1);
+        // The same stat in stats.json, once, with the same description and unit; an integer's value is
+        // the same digits, a real value prints as stats.txt's 6 significant digits.
+        CHECK(occurrences(json, "\"" + m[1].str() + "\": {\"value\": ") == 1);
+        const auto& s = block.at(m[1].str());
+        CHECK(s.at("description") == m[3].str());
+        CHECK(s.at("unit") == m[4].str());
+        if (s.at("value").is_number_unsigned()) {
+            CHECK(std::to_string(s.at("value").get<std::uint64_t>()) == m[2].str());
+        } else {
+            char b[32];
+            std::snprintf(b, sizeof b, "%.6g", s.at("value").get<double>());
+            CHECK(b == m[2].str());
+        }
     }
     CHECK(begins == 1);
     CHECK(ends == 1);
@@ -63,4 +81,48 @@ TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
     CHECK(occurrences(json, "\"value\":") == stats);
     CHECK(occurrences(json, "{") == occurrences(json, "}"));
     CHECK(json.rfind("{\n  \"simulation\": [", 0) == 0);
+}
+
+TEST_CASE("stats are exact integers, and every cache level's counters are there and add up") {
+    const fs::path out = fs::temp_directory_path() / "warmsched-stats-exact";
+    fs::remove_all(out);
+    const auto r = warmsched::test::run_cli("run --platform zen3-5950x --seed 1 --out " + out.string() +
+                                            " -- hackbench -p -g 10 -l 100");
+    REQUIRE(r.status == 0);
+    const auto block = nlohmann::json::parse(file_text(out / "stats.json")).at("simulation")[0];
+    const std::string txt = file_text(out / "stats.txt");
+    auto value = [&](const std::string& name) { return block.at(name).at("value").get<std::uint64_t>(); };
+    // A counter of more than 6 digits: the same integer in both files (%g at 6 digits, as stats.txt was
+    // once written and stats.json parsed back from it, turns 2561215 into 2.56122e+06).
+    const std::uint64_t requests = value("system.home0.requests");
+    CHECK(requests > 1'000'000);
+    CHECK(block.at("system.home0.requests").at("value").is_number_unsigned());
+    const auto line = txt.find("\nsystem.home0.requests ");
+    REQUIRE(line != std::string::npos);
+    CHECK(txt.substr(line, txt.find('\n', line + 1) - line).find(" " + std::to_string(requests) + "   # ") !=
+          std::string::npos);
+    std::uint64_t hart_total = 0, l1d_lookups = 0, l1d_misses = 0, l2_lookups = 0, llc_lookups = 0;
+    for (unsigned c = 0; c < 32; ++c) hart_total += value("system.cpu" + std::to_string(c) + ".accesses::total");
+    CHECK(hart_total > 1'000'000);
+    for (unsigned c = 0; c < 16; ++c) {
+        const std::string p = "system.core" + std::to_string(c) + ".";
+        l1d_lookups += value(p + "l1d.accesses");
+        CHECK(value(p + "l1d.accesses") == value(p + "l1d.hits") + value(p + "l1d.misses"));
+        l1d_misses += value(p + "l1d.misses");
+        l2_lookups += value(p + "l2.accesses");
+        CHECK(txt.find(p + "l2.writebacks") != std::string::npos);
+    }
+    for (unsigned l = 0; l < 2; ++l) {
+        const std::string p = "system.llc" + std::to_string(l) + ".";
+        llc_lookups += value(p + "accesses");
+        CHECK(block.contains(p + "peerSupplies"));
+        CHECK(block.contains(p + "victimFills"));
+    }
+    CHECK_FALSE(block.contains("system.llc2.accesses")); // zen3-5950x has two CCXs
+    // The levels agree with each other: every hart access is an L1D lookup, every L1D miss an L2 lookup.
+    CHECK(l1d_lookups == hart_total);
+    CHECK(l2_lookups == l1d_misses);
+    CHECK(llc_lookups > 0);
+    CHECK(value("system.home0.requests") > 0);
+    CHECK(value("system.mem0.reads") > 0);
 }

@@ -1,0 +1,18 @@
+// The writers of the stats registry: stats.txt in gem5's text layout (one block between the Begin/End
+// markers, `name value # description (Unit)`, the name padded to 40 columns; integers printed exactly,
+// real values with 6 significant digits) and stats.json with the same stats in the same order, values as
+// JSON numbers at full precision (integers exact; NaN and infinities, which JSON cannot spell, as null).
+// stats.json: {"simulation": [{"<full name>": {"value": v, "description": "...", "unit": "Count"}, ...}]},
+// one stat a line.
+#pragma once
+
+#include "base/stats/stats_group.h"
+
+#include <ostream>
+
+namespace warmsched::stats {
+
+void write_text(std::ostream& out, const group& root);
+void write_json(std::ostream& out, const group& root);
+
+} // namespace warmsched::stats
