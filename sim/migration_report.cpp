@@ -155,13 +155,15 @@ void add_migration_stats(stats::group& kernel, const workloads::migration_cost& 
             if (k.migrations == 0 && k.refill.total() == 0) continue;
             total_n += k.migrations;
             total += k.refill;
-            stats::group& g = cost.child(camel(scheduler::to_string(why))).child(camel(workloads::to_string(dist)));
+            stats::group& g =
+                cost.child(camel(scheduler::to_string(why))).child(camel(workloads::to_string(dist)));
             g.add("migrations", k.migrations, unit::count, "migrations of this cause and distance");
             tally(g.child("refill"), k.refill, "lines the task had before it moved, fetched again");
         }
     cost.add("migrations", total_n, unit::count, "migrations, every class");
     tally(cost.child("refill"), total, "refill misses, every class");
-    tally(cost.child("unattributed"), c.unattributed(), "misses on lines touched before an earlier migration");
+    tally(cost.child("unattributed"), c.unattributed(),
+          "misses on lines touched before an earlier migration");
     stats::group& stacking = kernel.child("stacking");
     tally(stacking, c.stacking(), "lines a co-scheduled task evicted, fetched again");
     for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {

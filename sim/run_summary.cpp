@@ -254,7 +254,8 @@ void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::m
             kernel.add(p + "time", static_cast<double>(t.idle_state_ns[i]) / 1e9, unit::second,
                        "time in the state, all CPUs");
         }
-        kernel.add("coreFlushes", t.core_flushes, unit::count, "entries that flushed a core's private caches");
+        kernel.add("coreFlushes", t.core_flushes, unit::count,
+                   "entries that flushed a core's private caches");
     }
     if (const auto* c = k.migration_costs()) add_migration_stats(kernel, *c);
     // The machine: each CPU's kernel counters, then every model's own group (system.cpuN's accesses,
@@ -264,7 +265,8 @@ void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::m
         stats::group& cpu = system.child("cpu" + std::to_string(c));
         const auto& e = k.executor(c).stats();
         cpu.add("contextSwitches", k.sched().rq(c).nr_switches, unit::count, "context switches");
-        cpu.add("idleSeconds", static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9,
+        cpu.add("idleSeconds",
+                static_cast<double>(k.executor(c).idle_ns(sc_core::sc_time_stamp().value())) / 1e9,
                 unit::second, "time idle");
         cpu.add("ticks", e.ticks, unit::count, "scheduler ticks");
     }

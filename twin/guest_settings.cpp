@@ -16,9 +16,13 @@ namespace fs = std::filesystem;
 namespace warmsched::twin {
 
 const std::vector<std::string>& guest_tools() {
-    static const std::vector<std::string> t = {"hackbench (rt-tests)", "cyclictest (rt-tests)",
-                                               "perf bench sched messaging|pipe (linux-perf)", "fio",
-                                               "rt-app", "tbench (dbench)", "[time] make -jN (make, gcc: a generated tree)",
+    static const std::vector<std::string> t = {"hackbench (rt-tests)",
+                                               "cyclictest (rt-tests)",
+                                               "perf bench sched messaging|pipe (linux-perf)",
+                                               "fio",
+                                               "rt-app",
+                                               "tbench (dbench)",
+                                               "[time] make -jN (make, gcc: a generated tree)",
                                                "taskset (busybox)"};
     return t;
 }
@@ -74,15 +78,16 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
     std::string changed;
     for (auto f : e.kernel.features.available())
         if (scheduler::sched_features::version_change(f) && e.kernel.features[f] != kernel_defaults[f])
-            changed += std::string(" ") + scheduler::sched_features::name(f) + "=" + (e.kernel.features[f] ? "on" : "off");
+            changed += std::string(" ") + scheduler::sched_features::name(f) + "=" +
+                       (e.kernel.features[f] ? "on" : "off");
     if (!changed.empty())
         r.notes.push_back("model version changes set away from the kernel's code (the guest cannot follow):" +
                           changed);
     const bool cfs = e.kernel.kernel == scheduler::kernel_version::cfs_v5_15;
     for (const auto& t : scheduler::sched_sysctls())
         if (cfs ? t.in_cfs : t.in_eevdf)
-            s += std::string("sysctl ") + t.name + " " + std::to_string(scheduler::sysctl_value(e.kernel, t.name)) +
-                 "\n";
+            s += std::string("sysctl ") + t.name + " " +
+                 std::to_string(scheduler::sysctl_value(e.kernel, t.name)) + "\n";
     if (!e.cgroups.only_root()) {
         s += "echo +cpu > /sys/fs/cgroup/cgroup.subtree_control\n";
         for (std::size_t i = 1; i < e.cgroups.groups.size(); ++i) {
@@ -96,7 +101,8 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             s += "echo \"" + (c.quota_ns ? std::to_string(*c.quota_ns / 1000) : std::string("max")) + " " +
                  std::to_string(c.period_ns / 1000) + "\" > " + shell_quote(d + "/cpu.max") + "\n";
             if (c.burst_ns)
-                s += "echo " + std::to_string(c.burst_ns / 1000) + " > " + shell_quote(d + "/cpu.max.burst") + "\n";
+                s += "echo " + std::to_string(c.burst_ns / 1000) + " > " + shell_quote(d + "/cpu.max.burst") +
+                     "\n";
         }
     }
     if (e.kernel.hz != 250)
@@ -118,13 +124,15 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             w[2] = guest_cpus(w[2], g, where);
             tool = 3;
         }
-        if (tool >= w.size()) throw config::config_error(config::origin{where, 0, 0}, "command", "no command");
+        if (tool >= w.size())
+            throw config::config_error(config::origin{where, 0, 0}, "command", "no command");
         const std::string& name = w[tool];
         const auto& refused = tools_without_package();
         if (std::find(refused.begin(), refused.end(), name) != refused.end())
-            throw config::config_error(from, key,
-                                       name + " has no Debian package to run in the twin's guest (it runs "
-                                              "hackbench, cyclictest, perf bench, fio, rt-app, tbench and make)");
+            throw config::config_error(
+                from, key,
+                name + " has no Debian package to run in the twin's guest (it runs "
+                       "hackbench, cyclictest, perf bench, fio, rt-app, tbench and make)");
         bool params_used = false;
         std::string cwd;
         if (name == "make" || (name == "time" && w.size() > tool + 1 && w[tool + 1] == "make")) {
@@ -132,19 +140,21 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
             const auto kp = workloads::kernbench::read_params(p, "make");
             constexpr unsigned max_guest_objects = 512;
             if (kp.objects > max_guest_objects)
-                throw config::config_error(from, cli ? std::string("make") : key + ".objects",
-                                           std::string(cli ? "an experiment file's 'objects' sets the tree's size: " : "") +
-                                               "the twin's guest compiles every object with the real gcc, about 2 s "
-                                               "each under TCG; give at most " + std::to_string(max_guest_objects) +
-                                               " (it is " + std::to_string(kp.objects) + ")");
+                throw config::config_error(
+                    from, cli ? std::string("make") : key + ".objects",
+                    std::string(cli ? "an experiment file's 'objects' sets the tree's size: " : "") +
+                        "the twin's guest compiles every object with the real gcc, about 2 s "
+                        "each under TCG; give at most " +
+                        std::to_string(max_guest_objects) + " (it is " + std::to_string(kp.objects) + ")");
             for (const char* t : {"make", "gcc", "as", "cc1"}) add_tool(r, t);
             cwd = "/twin/build/w" + std::to_string(i);
             for (auto& [path, text] : build_tree_files(kp.objects))
                 r.files.emplace_back("build/w" + std::to_string(i) + "/" + path, std::move(text));
             params_used = true;
-            r.notes.push_back("workload " + std::to_string(i) + ": make builds " + std::to_string(kp.objects) +
-                              " generated objects with gcc in the guest; a real job is three processes (gcc, cc1, "
-                              "as), the model's one");
+            r.notes.push_back(
+                "workload " + std::to_string(i) + ": make builds " + std::to_string(kp.objects) +
+                " generated objects with gcc in the guest; a real job is three processes (gcc, cc1, "
+                "as), the model's one");
         } else if (name == "hackbench" || name == "cyclictest" || name == "fio" || name == "perf") {
             add_tool(r, name);
         } else if (name == "rt-app") {
@@ -155,7 +165,8 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
                     r.inputs.emplace_back(w[k], base);
                     w[k] = "/twin/files/" + base;
                 }
-            const std::string note = "rt-app in the guest is Debian's rt-app 1.0, older than the rt-app the model reads";
+            const std::string note =
+                "rt-app in the guest is Debian's rt-app 1.0, older than the rt-app the model reads";
             if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(note);
         } else if (name == "tbench") {
             add_tool(r, "tbench");

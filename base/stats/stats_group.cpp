@@ -7,11 +7,16 @@ namespace warmsched::stats {
 
 const char* to_string(unit u) {
     switch (u) {
-    case unit::count: return "Count";
-    case unit::second: return "Second";
-    case unit::microsecond: return "Microsecond";
-    case unit::byte: return "Byte";
-    case unit::ratio: return "Ratio";
+    case unit::count:
+        return "Count";
+    case unit::second:
+        return "Second";
+    case unit::microsecond:
+        return "Microsecond";
+    case unit::byte:
+        return "Byte";
+    case unit::ratio:
+        return "Ratio";
     }
     return "Count";
 }

@@ -13,8 +13,8 @@ void write_text(std::ostream& out, const group& root) {
     for (const auto& [name, s] : root.flatten()) {
         const std::string desc = s->description + " (" + to_string(s->u) + ")";
         if (const auto* i = std::get_if<std::uint64_t>(&s->value))
-            std::snprintf(b, sizeof b, "%-40s %14llu   # %s\n", name.c_str(), static_cast<unsigned long long>(*i),
-                          desc.c_str());
+            std::snprintf(b, sizeof b, "%-40s %14llu   # %s\n", name.c_str(),
+                          static_cast<unsigned long long>(*i), desc.c_str());
         else
             std::snprintf(b, sizeof b, "%-40s %14.6g   # %s\n", name.c_str(), std::get<double>(s->value),
                           desc.c_str());
@@ -37,8 +37,8 @@ void write_json(std::ostream& out, const group& root) {
         else if (std::isfinite(std::get<double>(s.value)))
             v = std::get<double>(s.value);
         out << "    " << json(all[i].full_name).dump() << ": {\"value\": " << v.dump()
-            << ", \"description\": " << json(s.description).dump() << ", \"unit\": " << json(to_string(s.u)).dump()
-            << "}" << (i + 1 < all.size() ? ",\n" : "\n");
+            << ", \"description\": " << json(s.description).dump()
+            << ", \"unit\": " << json(to_string(s.u)).dump() << "}" << (i + 1 < all.size() ? ",\n" : "\n");
     }
     out << "   }\n  ]\n}\n";
 }

@@ -138,7 +138,8 @@ std::uint64_t core::flush_private(const sc_core::sc_time& at) {
     cur_task_ = 0; // the idle task's doing
     for (std::uint64_t line : lines) {
         bool dirty = false;
-        for (unsigned lv = 0; lv <= last; ++lv) dirty = levels_[lv].invalidate(line) == line_state::modified || dirty;
+        for (unsigned lv = 0; lv <= last; ++lv)
+            dirty = levels_[lv].invalidate(line) == line_state::modified || dirty;
         if (dirty) ++stats_[last].writebacks;
         ++stats_[last].evictions;
         put(line, dirty, at);
@@ -182,7 +183,8 @@ void core::snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
 }
 
 void core::add_stats(stats::group& g) const {
-    for (unsigned lv = 0; lv < levels_.size(); ++lv) models::add_stats(g.child(p_.levels[lv].name), stats_[lv], false);
+    for (unsigned lv = 0; lv < levels_.size(); ++lv)
+        models::add_stats(g.child(p_.levels[lv].name), stats_[lv], false);
 }
 
 } // namespace warmsched::models

@@ -85,8 +85,8 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(CLUSTER_LEVEL, off, on,                                                                                \
       "v5.16: the topology has a CLS level of the CPUs sharing an L2 or tags (on platforms with clusters)")  \
     X(FAIR_SERVER, off, on,                                                                                  \
-      "v6.12: fair tasks get 50 ms in every 1 s ahead of RT tasks from the fair deadline server "          \
-      "(dl_server; v5.15: only RT throttling leaves them time)")                                                 \
+      "v6.12: fair tasks get 50 ms in every 1 s ahead of RT tasks from the fair deadline server "            \
+      "(dl_server; v5.15: only RT throttling leaves them time)")                                             \
     X(TTWU_QUEUE_IDLE, off, on,                                                                              \
       "v6.0: a wakeup to an idle CPU of the waker's LLC also goes through its wake list (v5.15: only "       \
       "wakeups across LLCs)")                                                                                \
@@ -96,10 +96,11 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(TG_LOAD_AVG_RATELIMIT, off, on,                                                                        \
       "v6.7: a CPU publishes its share of tg->load_avg at most once per ms (v5.15: at every change)")        \
     X(GROUP_EMPTY_KEEPS_WEIGHT, off, on,                                                                     \
-      "v6.13, in 6.12.y stable (delayed dequeue): an emptied group's entity keeps its weight (v5.15: it is reweighted to "     \
+      "v6.13, in 6.12.y stable (delayed dequeue): an emptied group's entity keeps its weight (v5.15: it is " \
+      "reweighted to "                                                                                       \
       "the shares of an empty queue)")                                                                       \
     X(GROUP_REWEIGHT_ON_CHANGE, off, on,                                                                     \
-      "v6.7: update_cfs_group reweights a group entity only when its shares changed (v5.15: always)")    \
+      "v6.7: update_cfs_group reweights a group entity only when its shares changed (v5.15: always)")        \
     X(NUMA_IMB_PER_LLC, off, on,                                                                             \
       "v5.18: the NUMA imbalance allowed at fork and in balancing is sd->imb_numa_nr, from the number of "   \
       "LLCs a node spans, applied before the imbalance is halved (v5.15: up to 25 percent of the group's "   \
@@ -114,7 +115,7 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
       "v5.16: newidle balancing is skipped when the CPU's average idle time is below the base domain's "     \
       "newidle cost (v5.15: below sched_migration_cost)")                                                    \
     X(NEWIDLE_NEXT_BALANCE_FIRST, off, on,                                                                   \
-      "v5.16: newidle balancing updates next_balance from each domain before its cost check (v5.15: "       \
+      "v5.16: newidle balancing updates next_balance from each domain before its cost check (v5.15: "        \
       "after the domain's balance, or at the domain where it stops)")                                        \
     X(NEWIDLE_BAIL_OUT, off, on,                                                                             \
       "v6.0: newidle balancing gives up in should_we_balance when a task arrived on the CPU meanwhile, and " \
@@ -123,7 +124,7 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
       "v6.0: on symmetric CPUs, an idle CPU sees a lone task on a CPU whose capacity RT or IRQ work "        \
       "reduces as a misfit")                                                                                 \
     X(LB_MISFIT_KEEP_FIRST, off, on,                                                                         \
-      "v6.9: of two groups with equally large misfit tasks the first found stays busiest (v5.15: the "   \
+      "v6.9: of two groups with equally large misfit tasks the first found stays busiest (v5.15: the "       \
       "last)")                                                                                               \
     X(LB_MISFIT_NO_BACKOFF, off, on,                                                                         \
       "v6.10: a failed misfit migration neither counts in nr_balance_failed nor doubles the balance "        \
@@ -135,12 +136,12 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
       "v6.6: an SMT group with more than one task is group_smt_balance for an idle CPU, a lone task is "     \
       "not pulled off an SMT core to leave it idle, and SMT groups are preferred as busiest")                \
     X(LB_PREFER_SIBLING_BUSIEST, off, on,                                                                    \
-      "v6.5: prefer_sibling is read from the busiest group's child domain (v5.15: this CPU's child)")       \
+      "v6.5: prefer_sibling is read from the busiest group's child domain (v5.15: this CPU's child)")        \
     X(LB_SIBLING_IMBALANCE, off, on,                                                                         \
       "v6.6: with prefer_sibling the imbalance is sibling_imbalance(), the task counts scaled by the "       \
       "groups' sizes (v5.15: the difference of the task counts)")                                            \
     X(LB_RUNNABLE_BOOST, off, on,                                                                            \
-      "v6.5: a util migration takes the CPU with the largest runnable-boosted utilization "                 \
+      "v6.5: a util migration takes the CPU with the largest runnable-boosted utilization "                  \
       "(cpu_util_cfs_boost; v5.15: cpu_util)")                                                               \
     X(LB_IDLE_CORE_FIRST, off, on,                                                                           \
       "v6.6: above the SMT level, an idle CPU whose sibling is busy balances only if no CPU of the group "   \

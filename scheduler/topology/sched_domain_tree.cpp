@@ -313,7 +313,8 @@ sched_domain_tree::sched_domain_tree(const platform::topology& t,
                                      const std::vector<std::vector<unsigned>>& distances,
                                      const sched_features& f)
     : kernel_(f.kernel()), numa_imb_per_llc_(f[feature::NUMA_IMB_PER_LLC]),
-      highest_flag_shared_child_(f[feature::HIGHEST_FLAG_SHARED_CHILD]), cluster_level_(f[feature::CLUSTER_LEVEL]) {
+      highest_flag_shared_child_(f[feature::HIGHEST_FLAG_SHARED_CHILD]),
+      cluster_level_(f[feature::CLUSTER_LEVEL]) {
     tree_builder b(*this, t, distances);
     b.run();
     // update_top_cache_domain()

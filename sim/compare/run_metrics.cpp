@@ -62,7 +62,8 @@ run_metrics parse_report_metrics(const std::string& text) {
 run_metrics read_stats_json(const std::string& path) {
     const auto doc = nlohmann::ordered_json::parse(file_text(path), nullptr, false);
     auto bad = [&](const std::string& why) {
-        throw config::config_error(std::vector<std::string>{path + ": not a warmsched stats.json (" + why + ")"});
+        throw config::config_error(
+            std::vector<std::string>{path + ": not a warmsched stats.json (" + why + ")"});
     };
     if (doc.is_discarded()) bad("malformed JSON");
     if (!doc.is_object() || !doc.contains("simulation") || !doc["simulation"].is_array())
@@ -73,8 +74,10 @@ run_metrics read_stats_json(const std::string& path) {
         for (const auto& [name, s] : block.items()) {
             if (!s.is_object() || !s.contains("value")) bad("stat '" + name + "' has no value");
             const auto& v = s["value"];
-            if (v.is_number()) out.emplace_back(name, v.get<double>());
-            else if (!v.is_null()) bad("stat '" + name + "' is not a number");
+            if (v.is_number())
+                out.emplace_back(name, v.get<double>());
+            else if (!v.is_null())
+                bad("stat '" + name + "' is not a number");
         }
     }
     return out;

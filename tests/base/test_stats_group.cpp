@@ -40,8 +40,9 @@ TEST_CASE("stats writers: integers exact in both files, reals at 6 digits in sta
     std::ostringstream txt, json;
     stats::write_text(txt, root);
     stats::write_json(json, root);
-    CHECK(txt.str().find("\nbig                                             2561215   # a counter (Count)\n") !=
-          std::string::npos);
+    CHECK(
+        txt.str().find("\nbig                                             2561215   # a counter (Count)\n") !=
+        std::string::npos);
     CHECK(txt.str().find(" 18446744073709551615   # the largest (Byte)\n") != std::string::npos);
     CHECK(txt.str().find("       0.333333   # a real \"quoted\" (Ratio)\n") != std::string::npos);
     const auto b = nlohmann::json::parse(json.str()).at("simulation").at(0);

@@ -130,7 +130,8 @@ TEST_CASE("compare of two repeated runs prints their per-seed means and the chan
           std::regex_replace(whole, std::regex(R"("kernel\.migrations": \{"value": \d+)"),
                              "\"kernel.migrations\": {\"value\": \"many\"")}) {
         std::ofstream(seed1) << broken;
-        const auto r = warmsched::test::run_cli("compare " + (root / "cfs").string() + " " + (root / "eevdf").string());
+        const auto r =
+            warmsched::test::run_cli("compare " + (root / "cfs").string() + " " + (root / "eevdf").string());
         INFO(r.err);
         CHECK(r.status == 2);
         CHECK(r.err.rfind("error: " + seed1.string() + ": not a warmsched stats.json (", 0) == 0);

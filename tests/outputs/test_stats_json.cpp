@@ -102,7 +102,8 @@ TEST_CASE("stats are exact integers, and every cache level's counters are there 
     CHECK(txt.substr(line, txt.find('\n', line + 1) - line).find(" " + std::to_string(requests) + "   # ") !=
           std::string::npos);
     std::uint64_t hart_total = 0, l1d_lookups = 0, l1d_misses = 0, l2_lookups = 0, llc_lookups = 0;
-    for (unsigned c = 0; c < 32; ++c) hart_total += value("system.cpu" + std::to_string(c) + ".accesses::total");
+    for (unsigned c = 0; c < 32; ++c)
+        hart_total += value("system.cpu" + std::to_string(c) + ".accesses::total");
     CHECK(hart_total > 1'000'000);
     for (unsigned c = 0; c < 16; ++c) {
         const std::string p = "system.core" + std::to_string(c) + ".";

@@ -42,7 +42,8 @@ auto with_policy(std::shared_ptr<ext::policy> p, bool all) {
 TEST_CASE("ext: a loaded policy sits between fair and idle, --policy-all takes the fair tasks, SCHED_EXT "
           "without a policy is fair") {
     {
-        test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<global_fifo>(), false));
+        test::sched_harness h(kernel_version::eevdf_v6_12, {},
+                              with_policy(std::make_shared<global_fifo>(), false));
         std::vector<std::string> names;
         for (const auto* c : h.s->classes()) names.emplace_back(c->name());
         CHECK(names == std::vector<std::string>{"dl", "rt", "fair (EEVDF, v6.12)", "ext", "idle"});
@@ -53,7 +54,8 @@ TEST_CASE("ext: a loaded policy sits between fair and idle, --policy-all takes t
         CHECK(h.s->class_rank(f) > h.s->class_rank(e));
     }
     {
-        test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<global_fifo>(), true));
+        test::sched_harness h(kernel_version::eevdf_v6_12, {},
+                              with_policy(std::make_shared<global_fifo>(), true));
         auto& f = h.add("f", 0, 0);
         CHECK(f.sched_class == static_cast<const scheduler::sched_class*>(h.s->ext()));
     }
@@ -67,7 +69,8 @@ TEST_CASE("ext: a loaded policy sits between fair and idle, --policy-all takes t
 
 TEST_CASE("ext: global FIFO -- another CPU takes the head of the global DSQ (a policy-dispatch migration), "
           "a spent 20 ms slice goes back to the tail, a CPU runs on while nothing else waits") {
-    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<global_fifo>(), true));
+    test::sched_harness h(kernel_version::eevdf_v6_12, {},
+                          with_policy(std::make_shared<global_fifo>(), true));
     auto& a = h.add("a", 0, 0, 0, sched_policy::normal, false);
     auto& b = h.add("b", 0, 0, 0, sched_policy::normal, false);
     auto& c = h.add("c", 0, 0, 0, sched_policy::normal, false);
@@ -104,8 +107,8 @@ TEST_CASE("ext watchdog: a runnable task not run for the timeout stops the polic
     h.s->sched_timer(0, 60 * ms);
     CHECK(h.s->policy_error().empty());
     h.s->sched_timer(0, 120 * ms);
-    CHECK(h.s->policy_error() == "policy never: runnable task stall (a[" + std::to_string(a.pid) +
-                                     "] failed to run for 0.120s)");
+    CHECK(h.s->policy_error() ==
+          "policy never: runnable task stall (a[" + std::to_string(a.pid) + "] failed to run for 0.120s)");
     // Bypassed: the task runs without the policy.
     CHECK(&h.schedule(0, 120 * ms) == &a);
 }

@@ -16,7 +16,8 @@ using scheduler::kernel_version;
 using scheduler::sched_policy;
 using test::ms;
 
-TEST_CASE("class list: dl (the fair server's slot), rt, fair, idle, highest first, as the kernel links them") {
+TEST_CASE(
+    "class list: dl (the fair server's slot), rt, fair, idle, highest first, as the kernel links them") {
     for (const auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
         test::sched_harness h(k);
         std::vector<std::string> names;

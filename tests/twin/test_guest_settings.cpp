@@ -27,12 +27,15 @@ sim::experiment experiment_of(const std::string& yaml) {
     return e;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 } // namespace
 
 TEST_CASE("make -jN: gcc builds the workload's objects in the guest, one generated file each") {
-    const auto e = experiment_of("platform: haswell-i7-4790\nworkloads:\n  - command: make -j8\n    objects: 12\n");
+    const auto e =
+        experiment_of("platform: haswell-i7-4790\nworkloads:\n  - command: make -j8\n    objects: 12\n");
     const auto g = twin::make_guest_machine(platform::load_platform("haswell-i7-4790"));
     const auto r = twin::make_guest_run(e, g);
     for (const char* t : {"make", "gcc", "as", "cc1"}) CHECK(has(r.tools, t));
@@ -62,8 +65,9 @@ TEST_CASE("the guest's refusals name the workload and the limit") {
         CHECK(std::string(x.what()).find("workloads.0.objects") != std::string::npos);
         CHECK(std::string(x.what()).find("at most 512 (it is 2500)") != std::string::npos);
     }
-    CHECK_THROWS_AS(twin::make_guest_run(experiment_of("platform: haswell-i7-4790\nworkloads:\n  - kernbench -n 1\n"), g),
-                    config::config_error);
+    CHECK_THROWS_AS(
+        twin::make_guest_run(experiment_of("platform: haswell-i7-4790\nworkloads:\n  - kernbench -n 1\n"), g),
+        config::config_error);
 }
 
 TEST_CASE("the guest gets the model's sched_features, not its version changes, and a run that switches a "

@@ -9,6 +9,11 @@
 //   loop: interrupts due (IPI, timers, tick) -> NEED_RESCHED? schedule() -> idle? wait for a kick
 //         -> else run one step of curr's current operation (a compute chunk or one system call)
 //
+// One class, its code split along the kernel's seams: cpu_executor.cpp (the CPU loop, idle, waking and
+// blocking), cpu_interrupts.cpp (IPIs, timers, device interrupts, the tick), cpu_compute.cpp (compute and
+// fast-forward), and the system-call layer in syscalls/ (syscall.cpp's dispatch; pipe_socket, futex,
+// process, aio).
+//
 // Fast-forward (optional, sim_kernel::set_fast_forward(N)): a task whose compute has settled on this CPU
 // (compute_settling.h) runs chunks up to the next event that take the settled time per instruction and
 // send only 1 in N of their accesses through the hierarchy -- keeping the caches' contents and the
@@ -36,6 +41,10 @@
 #include <tuple>
 #include <unordered_map>
 #include <vector>
+
+namespace warmsched::scheduler {
+class scheduler;
+}
 
 namespace warmsched::workloads {
 
@@ -115,18 +124,22 @@ private:
     void run_fast_forward(kernel_task& t, const memory_profile& p, models::ps_t bound);
     // Waits `ps` of SystemC time unless interrupted; returns the time that passed.
     models::ps_t wait_interruptible(models::ps_t ps);
+    void take_irq(int key);
+    // The system-call layer (syscalls/): the dispatch, then pipes and sockets, futexes, processes, aio.
     void syscall(kernel_task& t);
     void sys_write(kernel_task& t, channel& ch);
     void sys_read(kernel_task& t, channel& ch);
     void lock(channel& ch); // syncs, then spins while another CPU holds the lock
     void unlock(channel& ch);
+    void sys_futex_wait(kernel_task& t);
+    void sys_futex_wake(kernel_task& t);
     void sys_fork(kernel_task& t);
     // execve(): exec balancing (sched_exec) first -- the task may move -- then the new image.
     void sys_exec(kernel_task& t);
+    void sys_exit(kernel_task& t);
+    void sys_wait(kernel_task& t); // wait() for one child, or for all of them
     void sys_io_submit(kernel_task& t);
     void sys_io_getevents(kernel_task& t);
-    void take_irq(int key);
-    void sys_exit(kernel_task& t);
     void finish(kernel_task& t, std::uint64_t result);
     void block(kernel_task& t);
     void wake(kernel_task& w, unsigned wake_flags);
@@ -137,6 +150,11 @@ private:
     double smt_stretch() const;
     kernel_task* current() const;
     static scheduler::nsec ns(models::ps_t ps) { return ps / 1000; }
+    // Kernel code calling into the scheduler from this CPU: the hart's local time becomes SystemC time
+    // first (h_.sync), so that run queues change in global time order, and this CPU is the scheduler's
+    // calling CPU. Then `enter_scheduler().scheduler_tick(cpu_, now_ns())`.
+    scheduler::scheduler& enter_scheduler();
+    scheduler::nsec now_ns() const { return ns(h_.now()); }
 
     sim_kernel& k_;
     models::hart& h_;
@@ -153,10 +171,10 @@ private:
     menu_governor governor_;
     struct idle_period {
         bool open = false, polling = false;
-        int state = -1; // index in the platform's idle_states; -1: idle=poll
+        int state = -1;                         // index in the platform's idle_states; -1: idle=poll
         models::ps_t start = 0, poll_until = 0; // poll_until 0: no limit
     } period_;
-    bool tick_stopped_ = false; // the last idle period stopped the tick and nothing ran since
+    bool tick_stopped_ = false;       // the last idle period stopped the tick and nothing ran since
     const void* loaded_mm_ = nullptr; // address space in the MMU (kept across idle: lazy TLB)
     // expiry, pid (unique: a total order) or a negative device-interrupt key, task to wake
     using timer = std::tuple<models::ps_t, int, kernel_task*>;

@@ -1,0 +1,82 @@
+// Pipes and UNIX sockets (write, read): the channel's lock (spinning while another CPU holds it), the
+// copy between the user buffer and the channel's pages through the caches, the wait queues, and the
+// WF_SYNC wakeup of the other side. See cpu_executor.h and channel.h.
+#include "workloads/kernel/cpu_executor.h"
+
+#include "workloads/kernel/sim_kernel.h"
+
+#include <algorithm>
+
+namespace warmsched::workloads {
+
+using models::ps_t;
+
+void cpu_executor::lock(channel& ch) {
+    h_.sync();
+    const ps_t now = h_.now();
+    if (ch.locked_until_ps > now) { // held by a task on another CPU: spin until it unlocks
+        ++ch.lock_contended;
+        ch.lock_wait_ps += ch.locked_until_ps - now;
+        charge(ch.locked_until_ps - now);
+    }
+    touch(ch.struct_line(0), true); // the lock word
+}
+
+void cpu_executor::unlock(channel& ch) {
+    ch.locked_until_ps = std::max<std::uint64_t>(ch.locked_until_ps, h_.now());
+}
+
+void cpu_executor::sys_write(kernel_task& t, channel& ch) {
+    op& o = *t.current;
+    lock(ch);
+    const std::uint64_t piece = std::min(o.count - t.done, ch.max_segment());
+    if (!ch.fits(piece)) {
+        unlock(ch);
+        ch.writers.push_back(&t);
+        return block(t);
+    }
+    const bool was_empty = ch.empty();
+    const std::uint64_t addr = ch.append(piece);
+    charge(static_cast<ps_t>(k_.costs().pipe_write_ps));
+    if (ch.is_socket()) touch(addr, true); // the sk_buff header
+    copy(t.user_buffer, addr + (ch.is_socket() ? k_.machine().line_size() : 0), piece);
+    touch(ch.struct_line(1), true); // head and the readers' wait queue
+    unlock(ch);
+    t.done += piece;
+    if (!ch.readers.empty() && (was_empty || ch.is_socket())) {
+        kernel_task* r = ch.readers.front();
+        ch.readers.pop_front();
+        wake(*r, scheduler::WF_SYNC);
+    }
+    if (t.done >= o.count) finish(t, o.count);
+}
+
+void cpu_executor::sys_read(kernel_task& t, channel& ch) {
+    op& o = *t.current;
+    lock(ch);
+    touch(ch.struct_line(1), false);
+    if (ch.empty()) {
+        unlock(ch);
+        ch.readers.push_back(&t);
+        return block(t);
+    }
+    std::vector<channel::piece> pieces;
+    const std::uint64_t got = ch.consume(o.count, pieces);
+    charge(static_cast<ps_t>(k_.costs().pipe_read_ps));
+    std::uint64_t at = 0;
+    for (const auto& pc : pieces) {
+        copy(pc.addr, t.user_buffer + at, pc.bytes);
+        at += pc.bytes;
+    }
+    unlock(ch);
+    // Writers blocked on a full buffer: a pipe wakes one as soon as a slot frees; a socket once half
+    // of its send buffer is free again (unix_write_space).
+    if (!ch.writers.empty() && (ch.kind() == channel_kind::pipe || ch.used() * 2 <= ch.capacity())) {
+        kernel_task* w = ch.writers.front();
+        ch.writers.pop_front();
+        wake(*w, scheduler::WF_SYNC);
+    }
+    finish(t, got);
+}
+
+} // namespace warmsched::workloads
