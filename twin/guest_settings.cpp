@@ -69,17 +69,16 @@ guest_run make_guest_run(const sim::experiment& e, const guest_machine& g) {
     s += "sysctl() { for p in /sys/kernel/debug/sched/$1 /proc/sys/kernel/$1; do\n"
          "    if [ -f $p ]; then echo $2 > $p && echo \"sysctl $1 $(cat $p)\"; return; fi; done\n"
          "  echo \"sysctl $1 absent\"; }\n";
-    for (auto f : e.kernel.features.available()) {
-        if (scheduler::sched_features::version_change(f)) continue; // code, not a debugfs switch
-        s += std::string("feature ") + scheduler::sched_features::name(f) + " " +
-             (e.kernel.features[f] ? "on" : "off") + "\n";
-    }
+    // The kernel's flags go to debugfs; a version change is code, which the guest can only note.
     const scheduler::sched_features kernel_defaults(e.kernel.kernel);
     std::string changed;
-    for (auto f : e.kernel.features.available())
-        if (scheduler::sched_features::version_change(f) && e.kernel.features[f] != kernel_defaults[f])
-            changed += std::string(" ") + scheduler::sched_features::name(f) + "=" +
-                       (e.kernel.features[f] ? "on" : "off");
+    for (auto f : e.kernel.features.available()) {
+        const char* on = e.kernel.features[f] ? "on" : "off";
+        if (!scheduler::sched_features::version_change(f))
+            s += std::string("feature ") + scheduler::sched_features::name(f) + " " + on + "\n";
+        else if (e.kernel.features[f] != kernel_defaults[f])
+            changed += std::string(" ") + scheduler::sched_features::name(f) + "=" + on;
+    }
     if (!changed.empty())
         r.notes.push_back("model version changes set away from the kernel's code (the guest cannot follow):" +
                           changed);
