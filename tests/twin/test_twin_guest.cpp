@@ -106,16 +106,18 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
                               << ", switches " << x.at("context switches") << " / " << y.at("context switches")
                               << ", busy balance runs " << x.at("MC load_balance busy runs") << " / "
                               << y.at("MC load_balance busy runs"));
-    // docs/twin.md "Run-to-run spread", eight runs of this command: the involuntary share 32.1-36.9%, the
-    // context switches 44,203-60,624 (x1.37), the busy balance runs 141-174 (x1.23). The bounds leave room
-    // for a busier host: 8 points, x1.5.
-    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 8.0);
+    // docs/twin.md "Run-to-run spread", eight runs of this command on an idle host: the involuntary share
+    // 32.1-36.9%, the context switches 44,203-60,624 (x1.37), the busy balance runs 141-174 (x1.23). Under
+    // TCG the guest's ticks follow the host's speed, and two back-to-back runs on a host whose load changed
+    // between them measured 8.5 points, x1.65 and x1.66 (a build on the other core) and 4.8 points, x1.42
+    // and x1.59 (neighbours: the test took 189 s instead of 64 s). The bounds: 12 points, x2.
+    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 12.0);
     const double cs = x.at("context switches") / y.at("context switches");
-    CHECK(cs > 1 / 1.5);
-    CHECK(cs < 1.5);
+    CHECK(cs > 1 / 2.0);
+    CHECK(cs < 2.0);
     const double lb = x.at("MC load_balance busy runs") / y.at("MC load_balance busy runs");
-    CHECK(lb > 1 / 1.5);
-    CHECK(lb < 1.5);
+    CHECK(lb > 1 / 2.0);
+    CHECK(lb < 2.0);
     fs::remove_all(a);
     fs::remove_all(b);
 }
