@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -29,11 +31,6 @@ std::string us(double ps, int decimals = 1) {
     const std::string s = b;
     const std::size_t dot = s.find('.');
     return grouped(std::stoull(s.substr(0, dot))) + s.substr(dot);
-}
-std::string origins(const miss_tally& t) {
-    std::string s;
-    for (int o = 0; o < num_origins; ++o) s += (o ? " / " : "") + grouped(t.misses[o]);
-    return s;
 }
 std::string
 camel(const char* words) { // "periodic balance" -> "periodicBalance", "SMT sibling" -> "smtSibling"
@@ -69,68 +66,87 @@ const char* origin_key(miss_origin o) {
 } // namespace
 
 namespace {
-// The report's classes in order (cause, then distance), the empty ones left out: f(cause, distance, k).
-template <class F> void for_each_class(const workloads::migration_cost& c, F&& f) {
-    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w)
+// A miss tally as the registry holds it (kernel.migrationCost.*.refill, .unattributed, kernel.stacking).
+struct tally_view {
+    std::array<std::uint64_t, num_origins> misses{};
+    std::uint64_t total = 0;
+    models::ps_t stall = 0;
+    explicit tally_view(const stats::group& g) : total(g.count("misses")) {
+        for (int o = 0; o < num_origins; ++o)
+            misses[o] = g.count(std::string("misses::") + origin_key(static_cast<miss_origin>(o)));
+        stall = static_cast<models::ps_t>(std::llround(g.real("stallSeconds") * 1e12));
+    }
+};
+std::string origins(const tally_view& t) {
+    std::string s;
+    for (int o = 0; o < num_origins; ++o) s += (o ? " / " : "") + grouped(t.misses[o]);
+    return s;
+}
+// The report's classes in order (cause, then distance), the empty ones left out (the registry has only
+// the others): f(cause, distance, group of the class).
+template <class F> void for_each_class(const stats::group& cost, F&& f) {
+    for (unsigned w = 0; w < workloads::migration_cost::num_causes; ++w) {
+        const auto why = static_cast<migration_cause>(w);
+        const stats::group* by_cause = cost.find_child(camel(scheduler::to_string(why)));
+        if (!by_cause) continue;
         for (unsigned d = 0; d < workloads::migration_cost::num_distances; ++d) {
-            const auto why = static_cast<migration_cause>(w);
             const auto where = static_cast<migration_distance>(d);
-            const auto& k = c.at(why, where);
-            if (k.migrations || k.refill.total()) f(why, where, k);
+            if (const stats::group* g = by_cause->find_child(camel(workloads::to_string(where))))
+                f(why, where, *g);
         }
+    }
+}
+const char* evictor_key(int p) {
+    static const char* keys[] = {"sameCpu", "smtSibling", "otherCore"};
+    return keys[p];
 }
 } // namespace
 
-void print_migration_report(std::ostream& out, const workloads::migration_cost& c) {
+void print_migration_report(std::ostream& out, const stats::group& kernel) {
+    const stats::group& cost = kernel.at("migrationCost");
+    const std::uint64_t sampling = cost.count("setSampling");
     char b[320];
     out << "\n--- cost of migrations (refill: lines the task had in its previous CPU's caches, fetched again "
            "after it moved)\n";
-    if (c.set_sampling() > 1)
-        out << "(set sampling 1 in " << c.set_sampling() << ": only simulated lines are tracked; the whole "
-            << "machine misses about " << c.set_sampling() << " times these counts)\n";
+    if (sampling > 1)
+        out << "(set sampling 1 in " << sampling << ": only simulated lines are tracked; the whole "
+            << "machine misses about " << sampling << " times these counts)\n";
     std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "cause", "distance", "count",
                   "refill misses", "(own L2 / own L3 / other L3 / DRAM)", "stall us", "per migration us");
     out << b;
-    std::uint64_t total_n = 0;
-    miss_tally total;
-    for_each_class(c, [&](migration_cause why, migration_distance where, const auto& k) {
-        total_n += k.migrations;
-        total += k.refill;
-        std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", scheduler::to_string(why),
-                      workloads::to_string(where), grouped(k.migrations).c_str(),
-                      grouped(k.refill.total()).c_str(), origins(k.refill).c_str(),
-                      us(k.refill.stall()).c_str(),
-                      k.migrations ? us(per(k.refill.stall(), k.migrations), 3).c_str() : "-");
+    auto row = [&](const char* cause, const char* distance, std::uint64_t n, const tally_view& t) {
+        std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", cause, distance,
+                      grouped(n).c_str(), grouped(t.total).c_str(), origins(t).c_str(), us(t.stall).c_str(),
+                      n ? us(per(t.stall, n), 3).c_str() : "-");
         out << b;
+    };
+    for_each_class(cost, [&](migration_cause why, migration_distance where, const stats::group& g) {
+        row(scheduler::to_string(why), workloads::to_string(where), g.count("migrations"),
+            tally_view(g.at("refill")));
     });
-    std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "all", "", grouped(total_n).c_str(),
-                  grouped(total.total()).c_str(), origins(total).c_str(), us(total.stall()).c_str(),
-                  total_n ? us(per(total.stall(), total_n), 3).c_str() : "-");
-    out << b;
-    const miss_tally& u = c.unattributed();
-    if (u.total()) {
+    row("all", "", cost.count("migrations"), tally_view(cost.at("refill")));
+    const tally_view u(cost.at("unattributed"));
+    if (u.total) {
         std::snprintf(
             b, sizeof b,
             "not attributed: %s misses (stall %s us) on lines touched before an earlier migration\n",
-            grouped(u.total()).c_str(), us(u.stall()).c_str());
+            grouped(u.total).c_str(), us(u.stall).c_str());
         out << b;
     }
 
-    const miss_tally& s = c.stacking();
+    const stats::group& stacking = kernel.at("stacking");
+    const tally_view s(stacking);
     out << "--- cost of stacking (lines a co-scheduled task evicted from the task's core or LLC, fetched "
            "again)\n";
     std::snprintf(b, sizeof b, "misses %s (own L3 %s, other L3 %s, DRAM %s), stall %s us\n",
-                  grouped(s.total()).c_str(),
-                  grouped(s.misses[static_cast<int>(miss_origin::own_llc)]).c_str(),
+                  grouped(s.total).c_str(), grouped(s.misses[static_cast<int>(miss_origin::own_llc)]).c_str(),
                   grouped(s.misses[static_cast<int>(miss_origin::other_llc)]).c_str(),
-                  grouped(s.misses[static_cast<int>(miss_origin::memory)]).c_str(), us(s.stall()).c_str());
+                  grouped(s.misses[static_cast<int>(miss_origin::memory)]).c_str(), us(s.stall).c_str());
     out << b;
     out << "evicted by a task on";
-    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
-        const auto place = static_cast<workloads::evictor_place>(p);
-        out << (p ? ", " : " ") << workloads::to_string(place) << " "
-            << grouped(c.stacking_by(place).total());
-    }
+    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p)
+        out << (p ? ", " : " ") << workloads::to_string(static_cast<workloads::evictor_place>(p)) << " "
+            << grouped(stacking.count(std::string("evictedBy::") + evictor_key(p)));
     out << "\n(stall: the misses' latencies summed; misses of one compute chunk overlap, so less time is "
            "lost)\n";
 }
@@ -168,54 +184,54 @@ void add_migration_stats(stats::group& kernel, const workloads::migration_cost& 
     tally(stacking, c.stacking(), "lines a co-scheduled task evicted, fetched again");
     for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
         const auto place = static_cast<workloads::evictor_place>(p);
-        static const char* keys[] = {"sameCpu", "smtSibling", "otherCore"};
-        stacking.add(std::string("evictedBy::") + keys[p], c.stacking_by(place).total(), unit::count,
+        stacking.add(std::string("evictedBy::") + evictor_key(p), c.stacking_by(place).total(), unit::count,
                      "stacking misses by where the evicting task ran");
     }
+    cost.add("setSampling", std::uint64_t{c.set_sampling()}, unit::count,
+             "1 in N cache sets simulated: the counts cover those sets");
     cost.add("trackerBytes", static_cast<std::uint64_t>(c.memory_bytes()), unit::byte,
              "memory of the line-ownership records");
 }
 
 namespace {
-nlohmann::ordered_json tally_json(const miss_tally& t) {
+nlohmann::ordered_json tally_json(const tally_view& t) {
     nlohmann::ordered_json by_origin = nlohmann::ordered_json::object();
     for (int o = 0; o < num_origins; ++o)
         by_origin[workloads::to_string(static_cast<miss_origin>(o))] = t.misses[o];
-    return {
-        {"misses", t.total()}, {"by_origin", by_origin}, {"stall_us", static_cast<double>(t.stall()) / 1e6}};
+    return {{"misses", t.total}, {"by_origin", by_origin}, {"stall_us", static_cast<double>(t.stall) / 1e6}};
 }
 } // namespace
 
-void write_migration_report_json(std::ostream& out, const workloads::migration_cost& c) {
+void write_migration_report_json(std::ostream& out, const stats::group& kernel) {
     using json = nlohmann::ordered_json;
+    const stats::group& cost = kernel.at("migrationCost");
+    auto with_per = [](json row, std::uint64_t n, const tally_view& t) {
+        row["stall_per_migration_us"] = n ? json(per(t.stall, n) / 1e6) : json(nullptr);
+        return row;
+    };
     json classes = json::array();
-    std::uint64_t total_n = 0;
-    miss_tally total;
-    for_each_class(c, [&](migration_cause why, migration_distance where, const auto& k) {
-        total_n += k.migrations;
-        total += k.refill;
-        json row = {{"cause", scheduler::to_string(why)},
-                    {"distance", workloads::to_string(where)},
-                    {"migrations", k.migrations},
-                    {"refill", tally_json(k.refill)}};
-        row["stall_per_migration_us"] =
-            k.migrations ? json(per(k.refill.stall(), k.migrations) / 1e6) : json(nullptr);
-        classes.push_back(row);
+    for_each_class(cost, [&](migration_cause why, migration_distance where, const stats::group& g) {
+        const tally_view t(g.at("refill"));
+        classes.push_back(with_per({{"cause", scheduler::to_string(why)},
+                                    {"distance", workloads::to_string(where)},
+                                    {"migrations", g.count("migrations")},
+                                    {"refill", tally_json(t)}},
+                                   g.count("migrations"), t));
     });
-    json all = {{"migrations", total_n}, {"refill", tally_json(total)}};
-    all["stall_per_migration_us"] = total_n ? json(per(total.stall(), total_n) / 1e6) : json(nullptr);
+    const tally_view all(cost.at("refill"));
     json evicted_by = json::object();
-    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p) {
-        const auto place = static_cast<workloads::evictor_place>(p);
-        evicted_by[workloads::to_string(place)] = c.stacking_by(place).total();
-    }
-    json stacking = tally_json(c.stacking());
+    for (int p = 0; p < static_cast<int>(workloads::evictor_place::count); ++p)
+        evicted_by[workloads::to_string(static_cast<workloads::evictor_place>(p))] =
+            kernel.at("stacking").count(std::string("evictedBy::") + evictor_key(p));
+    json stacking = tally_json(tally_view(kernel.at("stacking")));
     stacking["evicted_by"] = evicted_by;
-    const json doc = {{"set_sampling", c.set_sampling()},
-                      {"classes", classes},
-                      {"all", all},
-                      {"unattributed", tally_json(c.unattributed())},
-                      {"stacking", stacking}};
+    const json doc = {
+        {"set_sampling", cost.count("setSampling")},
+        {"classes", classes},
+        {"all", with_per({{"migrations", cost.count("migrations")}, {"refill", tally_json(all)}},
+                         cost.count("migrations"), all)},
+        {"unattributed", tally_json(tally_view(cost.at("unattributed")))},
+        {"stacking", stacking}};
     out << doc.dump(2) << "\n";
 }
 

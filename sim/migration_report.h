@@ -12,12 +12,14 @@
 
 namespace warmsched::sim {
 
-// Deterministic: the same configuration and seed print the same bytes.
-void print_migration_report(std::ostream& out, const workloads::migration_cost& c);
-// Its stats, into the kernel's group: kernel.migrationCost.<cause>.<distance>.*, kernel.stacking.*.
+// The tracker's stats, into the kernel's group: kernel.migrationCost.<cause>.<distance>.* (the classes
+// with a migration or a refill), kernel.stacking.*.
 void add_migration_stats(stats::group& kernel, const workloads::migration_cost& c);
+// The report, read from those stats (`kernel` is the registry's kernel group). Deterministic: the same
+// configuration and seed print the same bytes.
+void print_migration_report(std::ostream& out, const stats::group& kernel);
 // The same report as JSON (migration_report.json): the classes the text prints, each with its count and
 // refill misses by origin and stall (us), the total, the unattributed misses and the stacking cost.
-void write_migration_report_json(std::ostream& out, const workloads::migration_cost& c);
+void write_migration_report_json(std::ostream& out, const stats::group& kernel);
 
 } // namespace warmsched::sim

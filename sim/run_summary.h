@@ -9,30 +9,28 @@
 #include "workloads/kernel/sim_kernel.h"
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace warmsched::sim {
 
-struct run_totals {
-    std::uint64_t switches = 0, voluntary = 0, involuntary = 0, migrations = 0;
-    std::uint64_t wakeups = 0, wakeups_remote = 0, wakeups_sync = 0, forks = 0;
-    std::uint64_t ipis = 0, idle_exits = 0, ticks = 0;
-    std::vector<std::uint64_t> idle_state_usage, idle_state_ns; // per cpuidle state, all CPUs
-    std::uint64_t core_flushes = 0;
-    std::uint64_t wakeups_affine = 0, affine_attempts = 0;
-    // Load balancing, summed over every CPU's domains, per idle type (idle, busy, newly idle).
-    std::array<std::uint64_t, 3> lb_count{}, lb_gained{}, lb_failed{};
-    std::uint64_t alb_pushed = 0;
-    double user_s = 0, busy_s = 0, idle_s = 0;
-    std::array<std::uint64_t, static_cast<int>(models::mem_source::count)> accesses{};
-    std::uint64_t total_accesses = 0;
-    static run_totals of(const workloads::sim_kernel& k, models::machine& m);
+// What the summary says of the run itself: none of it is a stat.
+struct run_header {
+    std::string platform;
+    unsigned cpus = 0;
+    std::string kernel; // "EEVDF (Linux v6.12)"
+    unsigned hz = 0;
+    std::uint64_t seed = 0;
+    std::vector<std::string> idle_states; // the platform's cpuidle states, when it lists more than one
+    unsigned fast_forward = 1;            // 1 in N accesses simulated when above 1
+    static run_header of(const workloads::sim_kernel& k, const models::machine& m, std::uint64_t seed);
 };
 
-// Deterministic: the same configuration and seed print the same bytes (wall-clock time is not in it).
-void print_run_summary(std::ostream& out, const workloads::sim_kernel& k, models::machine& m, double sim_s,
-                       std::uint64_t seed);
 // The run's stats into the registry (base/stats): simSeconds, the kernel's counters (kernel.*, with
 // the cost-of-migration tracker's when it ran), each CPU's (system.cpuN) and every model's own group.
 void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s);
+// The summary, read from that registry: each figure it prints is a stat of stats.txt. Deterministic: the
+// same configuration and seed print the same bytes (wall-clock time is not in it).
+void print_run_summary(std::ostream& out, const run_header& h, const stats::group& registry);
 
 } // namespace warmsched::sim

@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "base/stats/stats_writers.h"
 #include "platforms/config/config_error.h"
 #include "sim/cgroups/cgroup_stats.h"
 #include "sim/migration_report.h"
@@ -10,7 +11,6 @@
 #include "sim/outputs/report_json.h"
 #include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
-#include "base/stats/stats_writers.h"
 #include "sim/outputs/vcd_writer.h"
 #include "sim/plots/run_plots.h"
 #include "sim/plots/timeline_data.h"
@@ -85,7 +85,8 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     k.run(e.duration_ns);
     if (!k.sched().policy_error().empty()) { // the run stopped there: nothing of it is written
         char at[64];
-        std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)", static_cast<double>(k.now()) / 1e9);
+        std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)",
+                      static_cast<double>(k.now()) / 1e9);
         throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
     }
     k.sched().set_tracepoints(nullptr);
@@ -103,14 +104,19 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         report << one.str();
         outputs.push_back({w.w->command(), one.str()});
     }
-    std::ostringstream summary;
-    print_run_summary(summary, k, m, sim_s, e.seed);
-    if (const auto* c = k.migration_costs()) print_migration_report(summary, *c);
+    // The stats registry first: the summary and the migration and cgroup reports print views of it.
+    stats::group registry;
+    add_run_stats(registry, k, m, sim_s);
     std::optional<cgroup_report> cgroups;
     if (!e.cgroups.only_root()) {
         cgroups = cgroup_report::of(k, e.cgroups);
-        print_cgroup_summary(summary, *cgroups, sim_s);
+        add_cgroup_stats(registry.child("kernel"), *cgroups);
     }
+    const stats::group& kernel_stats = registry.at("kernel");
+    std::ostringstream summary;
+    print_run_summary(summary, run_header::of(k, m, e.seed), registry);
+    if (k.migration_costs()) print_migration_report(summary, kernel_stats);
+    if (cgroups) print_cgroup_summary(summary, e.cgroups, kernel_stats, sim_s);
     out << report.str() << summary.str();
     // Wall-clock speed goes to stderr, so that stdout and the result files are byte-identical per seed.
     char speed[160];
@@ -127,9 +133,6 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
             << e.resolved.to_yaml();
     }
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
-    stats::group registry;
-    add_run_stats(registry, k, m, sim_s);
-    if (cgroups) add_cgroup_stats(registry.child("kernel"), *cgroups);
     {
         std::ofstream txt(fs::path(out_dir) / "stats.txt");
         stats::write_text(txt, registry);
@@ -142,9 +145,9 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         std::ofstream rj(fs::path(out_dir) / "report.json");
         write_report_json(rj, outputs);
     }
-    if (const auto* c = k.migration_costs()) {
+    if (k.migration_costs()) {
         std::ofstream mj(fs::path(out_dir) / "migration_report.json");
-        write_migration_report_json(mj, *c);
+        write_migration_report_json(mj, kernel_stats);
     }
     std::string files = trace ? ", trace.txt" : "";
     if (trace) {

@@ -44,6 +44,44 @@ void group::add(const std::string& name, double value, unit u, std::string descr
     entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description)}), nullptr});
 }
 
+const group* group::find_child(const std::string& name) const {
+    for (const auto& e : entries_)
+        if (e.sub && e.sub->name_ == name) return e.sub.get();
+    return nullptr;
+}
+
+const group& group::at(const std::string& name) const {
+    if (const group* g = find_child(name)) return *g;
+    throw std::logic_error("stats: no group '" + name + "' in '" + name_ + "'"); // our bug
+}
+
+const scalar* group::find(const std::string& stat) const {
+    for (const auto& e : entries_)
+        if (e.stat && e.stat->name == stat) return e.stat.get();
+    return nullptr;
+}
+
+std::uint64_t group::count(const std::string& stat) const {
+    const scalar* s = find(stat);
+    if (!s || !std::holds_alternative<std::uint64_t>(s->value))
+        throw std::logic_error("stats: no integer '" + stat + "' in '" + name_ + "'"); // our bug
+    return std::get<std::uint64_t>(s->value);
+}
+
+double group::real(const std::string& stat) const {
+    const scalar* s = find(stat);
+    if (!s || !std::holds_alternative<double>(s->value))
+        throw std::logic_error("stats: no real '" + stat + "' in '" + name_ + "'"); // our bug
+    return std::get<double>(s->value);
+}
+
+std::vector<const group*> group::children() const {
+    std::vector<const group*> out;
+    for (const auto& e : entries_)
+        if (e.sub) out.push_back(e.sub.get());
+    return out;
+}
+
 std::vector<group::named> group::flatten() const {
     std::vector<named> out;
     flatten_into("", out);

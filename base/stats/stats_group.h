@@ -46,6 +46,17 @@ public:
     };
     std::vector<named> flatten() const;
 
+    // Lookups, for the writers that print a view of the registry (the run summary, the migration and
+    // cgroup reports): one level at a time, `kernel` then `migrationCost`. A stat or group that is not
+    // there, or an integer read as a real, is our bug (std::logic_error); find_* answer nullptr instead.
+    const group* find_child(const std::string& name) const;
+    const group& at(const std::string& name) const;
+    const scalar* find(const std::string& stat) const;
+    std::uint64_t count(const std::string& stat) const; // an integer stat
+    double real(const std::string& stat) const;         // a real stat
+    // The subgroups in the order they were added.
+    std::vector<const group*> children() const;
+
 private:
     void flatten_into(const std::string& prefix, std::vector<named>& out) const;
     void check_new(const std::string& name) const; // a name added twice is our bug (std::logic_error)

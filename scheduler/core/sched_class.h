@@ -92,6 +92,11 @@ public:
     // core (schedule(), after switching to `next` of this class, next now current): the kernel's queued
     // balance callback (__balance_callbacks). The RT class pushes its other queued tasks away.
     virtual void balance_callback(runqueue& rq, task& next) { (void)rq, (void)next; }
+    // core (setscheduler, p's class just set to this one, before it is queued here; v6.12's
+    // check_class_changing): the per-task state the class needs that the kernel sets for every task at
+    // fork (__sched_fork) and the model only for the class a task is born in -- an RR slice, an EEVDF
+    // slice, a sched_ext task's init. Not a fork: what p carries from before (vruntime, lag) stays.
+    virtual void switching_to(runqueue& rq, task& p) { (void)rq, (void)p; }
     // core (setscheduler, once p is back on its queues): p left this class for another one.
     virtual void switched_from(runqueue& rq, task& p) { (void)rq, (void)p; }
     // core (setscheduler): p joined this class, queued and current as before the change.

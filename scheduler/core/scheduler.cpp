@@ -87,8 +87,9 @@ void scheduler::setscheduler(task& p, sched_policy policy, int rt_priority, int 
                              nsec now) {
     if (p.is_idle) throw std::invalid_argument("sched_setscheduler: the idle task keeps its class");
     if (rt_policy(policy) != (rt_priority >= 1 && rt_priority <= 99))
-        throw std::invalid_argument("sched_setscheduler: " + p.comm + ": priority " + std::to_string(rt_priority) +
-                                    (rt_policy(policy) ? " is not in 1..99" : " must be 0 for a fair policy"));
+        throw std::invalid_argument(
+            "sched_setscheduler: " + p.comm + ": priority " + std::to_string(rt_priority) +
+            (rt_policy(policy) ? " is not in 1..99" : " must be 0 for a fair policy"));
     calling_cpu_ = static_cast<int>(this_cpu);
     rt_rq_reads_.clear();
     runqueue& rq = rqs_[p.cpu];
@@ -104,7 +105,7 @@ void scheduler::setscheduler(task& p, sched_policy policy, int rt_priority, int 
     p.rt_priority = rt_priority;
     p.set_nice(nice);
     p.sched_class = &to;
-    if (&to != &from) to.task_fork(rq, p, nullptr); // the new class's per-task state (an RR slice)
+    if (&to != &from) to.switching_to(rq, p); // the new class's per-task state (an RR slice)
     if (queued) activate_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_MOVE);
     if (running) to.set_next_task(rq, p);
     // check_class_changed
@@ -239,7 +240,7 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.se.custom_slice = custom_slice;
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
-    child.sched_class = &class_for(child.policy); // sched_fork: __setscheduler_prio
+    child.sched_class = &class_for(child.policy);          // sched_fork: __setscheduler_prio
     if (!rq.curr->is_idle) child.cgroup = rq.curr->cgroup; // cgroup_fork: the parent's css_set
     init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);

@@ -61,6 +61,8 @@ public:
     unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
+    // switching_to_scx: the policy is told of a task joining through setscheduler as of a new one.
+    void switching_to(runqueue& rq, task& p) override { task_fork(rq, p, nullptr); }
     void migrate_task_rq(task&, unsigned) override {}
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override;
@@ -80,7 +82,8 @@ public:
     void kick_cpu(unsigned cpu, ext::u64 flags) override;
     bool test_and_clear_cpu_idle(unsigned cpu) override;
     int pick_idle_cpu(const ext::task_info& p, const std::vector<unsigned>& cpus) override;
-    unsigned select_cpu_dfl(ext::task_info& p, unsigned prev_cpu, ext::u64 wake_flags, bool* is_idle) override;
+    unsigned select_cpu_dfl(ext::task_info& p, unsigned prev_cpu, ext::u64 wake_flags,
+                            bool* is_idle) override;
     bool task_allowed_on(const ext::task_info& p, unsigned cpu) const override;
     void error(const std::string& message) override;
 

@@ -373,6 +373,10 @@ void eevdf_class::task_fork(runqueue& rq, task& p, task*) {
     p.se.slice = default_slice(p.se);
 }
 
+void eevdf_class::switching_to(runqueue&, task& p) {
+    if (!p.se.slice) p.se.slice = default_slice(p.se);
+}
+
 // v6.12 reweight_entity: the lag (V - v) and a relative deadline scale by old/new weight, so that the
 // entity keeps its lag w * (V - v); a queued entity is placed again with it.
 void eevdf_class::reweight_entity(runqueue& rq, cfs_rq& q, sched_entity& se, std::uint32_t weight) {

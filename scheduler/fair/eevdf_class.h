@@ -35,6 +35,8 @@ public:
     void set_next_task(runqueue& rq, task& p) override;
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
+    // A task born in another class has no slice yet (__sched_fork gives every task the base slice).
+    void switching_to(runqueue& rq, task& p) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
 
     // The decision rules, public for tests and reports.

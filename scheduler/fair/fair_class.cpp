@@ -367,9 +367,36 @@ bool fair_class::balance(runqueue& rq, task*) {
     return triggers_.newidle_balance(rq, rq.clock) != 0;
 }
 
+void fair_class::switched_from(runqueue& rq, task& p) {
+    // switched_from_fair -> detach_task_cfs_rq. A task not queued has a vruntime in its queue's virtual
+    // time (vruntime_normalized: a queued one's dequeue made it relative): it leaves it, placed as a
+    // sleeper first (CFS; EEVDF keeps its lag instead). Its averages leave the queue's sums now
+    // (detach_entity_cfs_rq) instead of decaying there as blocked load of a task that is not fair.
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    if (!p.on_rq) detach_vruntime(rq, q, p.se);
+    if (p.se.avg.attached) {
+        update_load_avg(q, rq.clock, p.se, 0);
+        detach_entity_load_avg(q, p.se);
+        update_tg_load_avg(q, rq.clock);
+    }
+    // v6.12: a delayed-dequeue sleeper is still on the fair queue; its dequeue ends here, as a sleep.
+    if (p.on_rq && p.se.sched_delayed) dequeue_task(rq, p, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+}
+
 void fair_class::switched_to(runqueue& rq, task& p) {
-    // switched_to_fair: a queued task joining from another class preempts like a wakeup; a running one
-    // lost a higher class's priority, so the CPU picks again.
+    // switched_to_fair -> attach_task_cfs_rq: the averages join the queue's sums (the enqueue of a
+    // queued task may have attached them already), a sleeper's vruntime its virtual time. Then a queued
+    // task joining from another class preempts like a wakeup; a running one lost a higher class's
+    // priority, so the CPU picks again. (It may have moved CPUs outside the class: its group's queue is
+    // the one on this CPU.)
+    if (groups_on_) set_task_rq(rq, p);
+    cfs_rq& q = cfs_rq_of(rq, p.se);
+    if (!p.se.avg.attached) {
+        update_load_avg(q, rq.clock, p.se, 0);
+        attach_entity_load_avg(q, p.se);
+        update_tg_load_avg(q, rq.clock);
+    }
+    if (!p.on_rq) attach_vruntime(rq, q, p.se);
     if (!p.on_rq) return;
     if (rq.curr == &p)
         core_.resched_curr(rq);

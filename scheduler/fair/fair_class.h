@@ -40,8 +40,10 @@ public:
     unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override { return rq.cfs.nr_running > 0; }
-    // Left out of switched_from_fair: detaching the task's PELT averages from its queue (they stay as
-    // blocked load and decay).
+    // switched_from_fair / switched_to_fair: detach_task_cfs_rq / attach_task_cfs_rq (the PELT averages
+    // leave and join the queue's sums, a sleeper's vruntime its virtual time) and, v6.12, the end of a
+    // delayed dequeue.
+    void switched_from(runqueue& rq, task& p) override;
     void switched_to(runqueue& rq, task& p) override;
     void prio_changed(runqueue& rq, task& p, int old_prio) override;
     wake_placement& placement() { return placement_; }

@@ -128,6 +128,10 @@ void rt_class::task_fork(runqueue&, task& p, task*) {
     p.rt_time_slice = rr_timeslice_ticks();
 }
 
+void rt_class::switching_to(runqueue&, task& p) {
+    if (!p.rt_time_slice) p.rt_time_slice = rr_timeslice_ticks();
+}
+
 void rt_class::migrate_task_rq(task& p, unsigned) {
     p.se.exec_start = 0;
 }

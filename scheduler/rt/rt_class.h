@@ -65,6 +65,9 @@ public:
     unsigned select_task_rq(task& p, unsigned prev_cpu, unsigned wake_flags) override;
     void task_tick(runqueue& rq, task& p) override;
     void task_fork(runqueue& rq, task& p, task* parent) override;
+    // A task joining the class has the RR slice __sched_fork gives every task, unless it has one left
+    // from an earlier stint (task_tick_rt never leaves it at 0).
+    void switching_to(runqueue& rq, task& p) override;
     void migrate_task_rq(task& p, unsigned new_cpu) override;
     bool balance(runqueue& rq, task* prev) override;
     bool has_runnable(const runqueue& rq) const override {

@@ -71,16 +71,15 @@ void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r) {
 }
 
 namespace {
-double seconds(std::uint64_t ns) {
-    return static_cast<double>(ns) / 1e9;
-}
 unsigned long long ull(std::uint64_t v) {
     return static_cast<unsigned long long>(v);
 }
 } // namespace
 
-void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_s) {
-    const auto& groups = r.tree.groups;
+void print_cgroup_summary(std::ostream& out, const scheduler::cgroup_tree& tree, const stats::group& kernel,
+                          double sim_s) {
+    const auto& groups = tree.groups;
+    const stats::group& cgroup = kernel.at("cgroup");
     std::vector<unsigned> children(groups.size(), 0);
     unsigned with_quota = 0;
     for (group_id g = 1; g < groups.size(); ++g) {
@@ -97,35 +96,45 @@ void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_
     std::snprintf(b, sizeof b, "  %-28s %-16s %10s %9s %10s %12s %11s %9s\n", "group", "cpu.max", "usage s",
                   "CPUs", "nr_periods", "nr_throttled", "throttled s", "nr_bursts");
     out << b;
-    auto row = [&](const std::string& name, const std::string& max, const cgroup_cpu_stat& s) {
+    // One row's figures, from the group's cpu.stat stats (kernel.cgroup.<path>.*), or summed over groups.
+    struct figures {
+        std::uint64_t usage_us = 0, nr_periods = 0, nr_throttled = 0, throttled_us = 0, nr_bursts = 0;
+        void add(const stats::group& c) {
+            usage_us += c.count("usage_usec");
+            nr_periods += c.count("nr_periods");
+            nr_throttled += c.count("nr_throttled");
+            throttled_us += c.count("throttled_usec");
+            nr_bursts += c.count("nr_bursts");
+        }
+    };
+    auto row = [&](const std::string& name, const std::string& max, const figures& f) {
+        const double usage_s = static_cast<double>(f.usage_us) / 1e6;
         std::snprintf(b, sizeof b, "  %-28s %-16s %10.4f %9.2f %10llu %12llu %11.4f %9llu\n", name.c_str(),
-                      max.c_str(), seconds(s.usage_ns), sim_s > 0 ? seconds(s.usage_ns) / sim_s : 0.0,
-                      ull(s.nr_periods), ull(s.nr_throttled), seconds(s.throttled_ns), ull(s.nr_bursts));
+                      max.c_str(), usage_s, sim_s > 0 ? usage_s / sim_s : 0.0, ull(f.nr_periods),
+                      ull(f.nr_throttled), static_cast<double>(f.throttled_us) / 1e6, ull(f.nr_bursts));
         out << b;
     };
     constexpr unsigned max_rows = 12;
     unsigned rows = 0;
-    cgroup_cpu_stat rest;
+    figures rest;
     unsigned rest_n = 0;
     for (group_id g = 1; g < groups.size(); ++g) {
         const auto& spec = groups[g];
         if (spec.parent != 0 && !spec.quota_ns) continue; // neither top-level nor limited
-        const auto& s = r.stats[g];
+        const stats::group& c = cgroup.at(spec.path);
         if (rows < max_rows) {
             const std::string max = spec.quota_ns ? std::to_string(*spec.quota_ns / 1000) + " " +
                                                         std::to_string(spec.period_ns / 1000)
                                                   : "max " + std::to_string(spec.period_ns / 1000);
             std::string name = spec.path;
             if (name.size() > 28) name = "..." + name.substr(name.size() - 25);
-            row(name, max, s);
+            figures f;
+            f.add(c);
+            row(name, max, f);
             ++rows;
         } else {
             ++rest_n;
-            rest.usage_ns += s.usage_ns;
-            rest.nr_periods += s.nr_periods;
-            rest.nr_throttled += s.nr_throttled;
-            rest.throttled_ns += s.throttled_ns;
-            rest.nr_bursts += s.nr_bursts;
+            rest.add(c);
         }
     }
     if (rest_n) row("(" + std::to_string(rest_n) + " more, summed)", "", rest);

@@ -36,9 +36,11 @@ void write_cpu_stat(std::ostream& out, const scheduler::cgroup_cpu_stat& s);
 // out_dir/cgroup/<path>/cpu.stat (out_dir/cgroup/cpu.stat for the root), and cgroup.threads beside it.
 std::string cpu_stat_path(const std::string& out_dir, const std::string& group_path);
 void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r);
-// The run summary's table; `sim_s`: the run's simulated time (for CPUs used).
-void print_cgroup_summary(std::ostream& out, const cgroup_report& r, double sim_s);
 // Every group's cpu.stat as stats, into the kernel's group: kernel.cgroup.<path>.usage_usec, ...
 void add_cgroup_stats(stats::group& kernel, const cgroup_report& r);
+// The run summary's table, read from those stats (`kernel`: the registry's kernel group; the tree gives
+// the rows' cpu.max); `sim_s`: the run's simulated time (for CPUs used).
+void print_cgroup_summary(std::ostream& out, const scheduler::cgroup_tree& tree, const stats::group& kernel,
+                          double sim_s);
 
 } // namespace warmsched::sim

@@ -54,3 +54,27 @@ TEST_CASE("stats writers: integers exact in both files, reals at 6 digits in sta
     CHECK(b.at("nan").at("value").is_null());
     CHECK(json.str().find("    \"big\": {\"value\": 2561215, ") != std::string::npos); // one stat a line
 }
+
+TEST_CASE("stats lookups: a view reads back what was added, and a missing or mistyped stat is our bug") {
+    stats::group root;
+    stats::group& kernel = root.child("kernel");
+    kernel.add("forks", std::uint64_t{400}, stats::unit::count, "forks");
+    kernel.add("userSeconds", 0.25, stats::unit::second, "user time");
+    kernel.child("rt").add("pushes", std::uint64_t{7}, stats::unit::count, "pushes");
+    kernel.child("cgroup").child("/a");
+    kernel.child("cgroup").child("/b");
+    const stats::group& k = root.at("kernel");
+    CHECK(k.count("forks") == 400);
+    CHECK(k.real("userSeconds") == 0.25);
+    CHECK(k.at("rt").count("pushes") == 7);
+    CHECK(k.find("nothing") == nullptr);
+    CHECK(k.find_child("nothing") == nullptr);
+    const auto groups = k.at("cgroup").children();
+    REQUIRE(groups.size() == 2);
+    CHECK(groups[0]->name() == "/a");
+    CHECK(groups[1]->name() == "/b");
+    CHECK_THROWS_AS(k.count("userSeconds"), std::logic_error); // a real read as an integer
+    CHECK_THROWS_AS(k.real("forks"), std::logic_error);
+    CHECK_THROWS_AS(k.count("nothing"), std::logic_error);
+    CHECK_THROWS_AS(root.at("system"), std::logic_error);
+}

@@ -126,4 +126,46 @@ TEST_CASE("stats are exact integers, and every cache level's counters are there 
     CHECK(llc_lookups > 0);
     CHECK(value("system.home0.requests") > 0);
     CHECK(value("system.mem0.reads") > 0);
+
+    // The run summary and the migration report are views of the same registry: their figures are
+    // these stats (report.txt is what stdout showed).
+    const std::string report = file_text(out / "report.txt");
+    auto in_report = [&](const std::string& pattern) {
+        std::smatch m;
+        REQUIRE(std::regex_search(report, m, std::regex(pattern)));
+        return m;
+    };
+    auto n = [](const std::ssub_match& s) { return std::stoull(s.str()); };
+    const auto cs = in_report(R"(context switches +(\d+)  \(voluntary (\d+), involuntary (\d+)\))");
+    CHECK(n(cs[1]) == value("kernel.contextSwitches"));
+    CHECK(n(cs[2]) == value("kernel.voluntarySwitches"));
+    CHECK(n(cs[3]) == value("kernel.involuntarySwitches"));
+    const auto wk = in_report(
+        R"(wakeups +(\d+)  \(to another CPU [0-9.]+%, sync ([0-9.]+)%; IPIs (\d+), idle exits (\d+)\))");
+    CHECK(n(wk[1]) == value("kernel.wakeups"));
+    CHECK(n(wk[3]) == value("kernel.ipis"));
+    CHECK(n(wk[4]) == value("kernel.idleExits"));
+    char sync[32];
+    std::snprintf(sync, sizeof sync, "%.1f",
+                  100.0 * static_cast<double>(value("kernel.wakeupsSync")) /
+                      static_cast<double>(value("kernel.wakeups")));
+    CHECK(wk[2].str() == sync);
+    const auto cpu = in_report(R"(CPU time +user ([0-9.]+) s, system ([0-9.]+) s, idle ([0-9.]+) s)");
+    auto real = [&](const std::string& name) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.4f", block.at(name).at("value").get<double>());
+        return std::string(b);
+    };
+    CHECK(cpu[1].str() == real("kernel.userSeconds"));
+    CHECK(cpu[2].str() == real("kernel.systemSeconds"));
+    CHECK(cpu[3].str() == real("kernel.idleSeconds"));
+    const auto acc = in_report(R"(memory accesses +(\d+))");
+    CHECK(n(acc[1]) == hart_total);
+    const auto all = in_report(R"(\nall +([0-9,]+) +([0-9,]+))");
+    auto ungroup = [](std::string s) {
+        s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+        return std::stoull(s);
+    };
+    CHECK(ungroup(all[1].str()) == value("kernel.migrationCost.migrations"));
+    CHECK(ungroup(all[2].str()) == value("kernel.migrationCost.refill.misses"));
 }

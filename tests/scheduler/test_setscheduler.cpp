@@ -94,3 +94,66 @@ TEST_CASE("setscheduler refuses an RT priority outside 1..99 and a priority for 
                       "sched_setscheduler: a: priority 5 must be 0 for a fair policy");
     CHECK(a.sched_class == &h.s->fair());
 }
+
+TEST_CASE("setscheduler: a fair task made RT takes its PELT load out of its queue's sums at once "
+          "(switched_from_fair's detach) and brings it back when made fair again (switched_to_fair)") {
+    for (const auto k : {kernel_version::cfs_v5_15, kernel_version::eevdf_v6_12}) {
+        test::sched_harness h(k);
+        auto& a = h.add("a", 0, 0);
+        auto& b = h.add("b", 0, 0);
+        h.schedule(0, 0);
+        h.ticks(0, 0, 40 * ms); // both run and build up load
+        const std::uint64_t both = h.q().avg.load_avg;
+        REQUIRE(a.se.avg.attached);
+        REQUIRE(a.se.avg.load_avg > 0);
+        REQUIRE(b.se.avg.load_avg > 0);
+        h.s->setscheduler(a, sched_policy::fifo, 10, 0, 0, 40 * ms);
+        CHECK_FALSE(a.se.avg.attached);
+        // What is left is b's load: the queue lost a's share at once (before, it decayed in place).
+        const std::uint64_t left = h.q().avg.load_avg;
+        CHECK(left + a.se.avg.load_avg <= both + 2); // up to PELT's rounding
+        CHECK(left + a.se.avg.load_avg + 2 >= both);
+        h.s->setscheduler(a, sched_policy::normal, 0, 0, 0, 41 * ms);
+        CHECK(a.se.avg.attached);
+        CHECK(h.q().avg.load_avg >= a.se.avg.load_avg);
+        CHECK(h.q().avg.load_avg > b.se.avg.load_avg);
+    }
+}
+
+TEST_CASE("setscheduler: a CFS sleeper made RT leaves its queue's virtual time and rejoins it when made fair "
+          "again, so its sleep buys no lead over the tasks that kept running") {
+    test::sched_harness h(kernel_version::cfs_v5_15);
+    auto& x = h.add("x", 0, 0);
+    auto& y = h.add("y", 0, 0);
+    scheduler::task& a = h.schedule(0, 0);
+    scheduler::task& b = &a == &x ? y : x;
+    REQUIRE(&h.block(0, 3 * ms) == &b); // a sleeps
+    const auto v_before = a.se.vruntime, min_before = h.q().min_vruntime;
+    h.s->setscheduler(a, sched_policy::fifo, 10, 0, 0, 3 * ms);
+    const std::int64_t rel = a.se.vruntime; // now relative to the queue it left
+    CHECK(rel == v_before - min_before);
+    h.ticks(0, 3 * ms, 200 * ms); // b runs alone: min_vruntime moves on by ~197 ms
+    REQUIRE(h.q().min_vruntime > min_before + static_cast<std::int64_t>(190 * ms));
+    h.s->setscheduler(a, sched_policy::normal, 0, 0, 0, 200 * ms);
+    // Back in the queue's virtual time at the same distance from min_vruntime: not 197 ms behind it.
+    CHECK(a.se.vruntime - h.q().min_vruntime == rel);
+}
+
+TEST_CASE("setscheduler: an EEVDF delayed-dequeue sleeper made RT finishes its dequeue as a sleep "
+          "(switched_from_fair, v6.12)") {
+    test::sched_harness h(kernel_version::eevdf_v6_12);
+    auto& a = h.add("a", 0, 0, 0, sched_policy::normal, false);
+    auto& b = h.add("b", 0, 0, 0, sched_policy::normal, false);
+    REQUIRE(&h.schedule(0, 0) == &a);
+    h.ticks(0, 0, 8 * ms);
+    REQUIRE(&h.block(0, 9 * ms) == &b); // ineligible: stays queued, delayed (test_eevdf 6)
+    REQUIRE(a.se.sched_delayed);
+    REQUIRE(h.rq().nr_running == 2);
+    h.s->setscheduler(a, sched_policy::fifo, 10, 0, 0, 9 * ms);
+    CHECK_FALSE(a.se.sched_delayed);
+    CHECK_FALSE(a.on_rq);
+    CHECK(h.q().h_nr_running == 1);
+    CHECK(h.rq().nr_running == 1);
+    CHECK(h.rq().rt.rt_nr_running == 0); // asleep: not queued in the RT class either
+    CHECK(h.q().load == 1024);
+}
