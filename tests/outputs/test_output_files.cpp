@@ -256,6 +256,34 @@ TEST_CASE("trace.vcd is a value change dump and the translate filter names every
     }
 }
 
+TEST_CASE("plot works on a relative results directory, the default results/ included (gnuplot runs in it "
+          "without a shell)") {
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        WARN("gnuplot is not installed (make deps installs gnuplot-nox)");
+        return;
+    }
+    const fs::path cwd = fs::current_path();
+    const fs::path work = fs::temp_directory_path() / "warmsched-outputs-plot-relative";
+    fs::remove_all(work);
+    fs::create_directories(work);
+    fs::current_path(work);
+    // The README's command: no --out, so results/<experiment>/<timestamp> below the working directory.
+    const auto r = run_cli("run --platform zen3-5950x --seed 1 --plot -- hackbench -p -g 1 -l 5");
+    const auto again = run_cli("run --platform zen3-5950x --seed 1 --out rel/dir -- hackbench -p -g 1 -l 5");
+    const auto plot = run_cli("plot rel/dir"); // a run without --plot: no timeline, the miss rates
+    fs::current_path(cwd);
+    INFO(r.out << r.err << plot.err);
+    REQUIRE(r.status == 0);
+    REQUIRE(again.status == 0);
+    REQUIRE(plot.status == 0);
+    std::size_t timelines = 0;
+    for (const auto& f : fs::recursive_directory_iterator(work / "results"))
+        if (f.path().filename() == "timeline.png" && fs::file_size(f.path()) > 1000) ++timelines;
+    CHECK(timelines == 1);
+    CHECK(fs::file_size(work / "rel" / "dir" / "plots" / "miss_rates.png") > 1000);
+    CHECK(fs::file_size(work / "rel" / "dir" / "plots" / "miss_rates.svg") > 1000);
+}
+
 TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     const bool have_gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
     if (!have_gnuplot) {
