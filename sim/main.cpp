@@ -15,6 +15,7 @@
 #include "twin/twin_run.h"
 #include "workloads/cli/option_parser.h"
 
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <systemc>
 
@@ -341,8 +342,13 @@ int sc_main(int argc_all, char* argv_all[]) {
 
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::Success& e) { // --help, --help-all: the text on stdout, status 0
         return app.exit(e);
+    } catch (const CLI::ParseError& e) { // bad input: one line, status 2, as every other input error
+        std::string what = e.what();
+        std::replace(what.begin(), what.end(), '\n', ' ');
+        std::cerr << "error: " << what << " (warmsched --help lists the options)\n";
+        return 2;
     }
     try {
         if (*platforms) return list_platforms();
@@ -418,9 +424,12 @@ int sc_main(int argc_all, char* argv_all[]) {
     } catch (const config::config_error& e) {
         for (const auto& line : e.lines()) std::cerr << "error: " << line << "\n";
         return 2;
+    } catch (const workloads::help_requested& e) { // `-- hackbench --help`: the tool's usage, status 0
+        std::cout << e.what() << "\n";
+        return 0;
     } catch (const workloads::usage_error& e) { // the workload's own usage message, as the tool prints it
         std::cerr << e.what() << "\n";
-        return 1;
+        return 2;
     } catch (const twin::twin_failure& e) { // the guest failed: the run's fault, not the input's
         std::cerr << "error: twin: " << e.what() << "\n";
         return 1;

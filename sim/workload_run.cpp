@@ -129,7 +129,9 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     {
         std::ofstream cfg(fs::path(out_dir) / "config.yaml");
         cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
-            << "# Experiment: " << e.source << "\n"
+            << "# Experiment: " << e.source
+            << (e.workloads_from_command_line ? " (its workloads replaced by the command line after --)" : "")
+            << "\n"
             << e.resolved.to_yaml();
     }
     std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();

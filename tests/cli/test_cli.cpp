@@ -184,33 +184,33 @@ TEST_CASE("perf bench sched messaging prints perf's lines") {
     CHECK(r.out.find("CFS (Linux v5.15)") != std::string::npos);
 }
 
-TEST_CASE("a bad workload command line gets the real tool's usage message and a non-zero exit") {
+TEST_CASE("a bad workload command line gets the real tool's usage message and exit status 2 (bad input, as every other)") {
     const std::string out = " --out " + (fs::temp_directory_path() / "warmsched-usage-out").string();
     SECTION("an unknown hackbench option") {
         const auto r = run("run" + out + " -- hackbench -p -x");
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.err.rfind("hackbench: invalid option -- 'x'\nUsage: hackbench [-p|--pipe]", 0) == 0);
         CHECK(r.out.empty());
     }
     SECTION("a bad hackbench value") {
         const auto r = run("run" + out + " -- hackbench --loops 0");
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.err.rfind("hackbench: --loops|-l requires an integer > 0\n", 0) == 0);
     }
     SECTION("an unknown perf switch") {
         const auto r = run("run" + out + " -- perf bench sched messaging --grop 2");
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.err.rfind(" Error: unknown option `grop'\n", 0) == 0);
         CHECK(r.err.find("Usage: perf bench sched messaging <options>") != std::string::npos);
     }
     SECTION("taskset with a CPU the machine does not have") {
         const auto r = run("run" + out + " -- taskset -c 40 hackbench");
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.err.find("taskset: failed to parse CPU list: 40") != std::string::npos);
     }
     SECTION("an unknown tool") {
         const auto r = run("run" + out + " -- nosuchbench -m 2");
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.err.find("unknown workload 'nosuchbench -m 2'") != std::string::npos);
     }
     SECTION("a bad workload in an experiment file is a one-line configuration error") {
@@ -222,6 +222,78 @@ TEST_CASE("a bad workload command line gets the real tool's usage message and a 
         CHECK(r.err.find(f.string() + ":3:5: workloads: workload 0: hackbench: invalid option -- 'q'") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("workload options are parsed by getopt_long, as the real tools parse them") {
+    const std::string out = " --out " + (fs::temp_directory_path() / "warmsched-getopt-out").string();
+    SECTION("a unique abbreviation of a long option") {
+        const auto r = run("run" + out + " -- hackbench --pi --gr 1 --lo 5");
+        CHECK(r.status == 0);
+        CHECK(r.out.rfind("Running in process mode with 1 groups", 0) == 0);
+        CHECK(r.out.find("Each sender will pass 5 messages") != std::string::npos);
+    }
+    SECTION("an ambiguous one, in glibc's words") {
+        const auto r = run("run" + out + " -- hackbench --p");
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind("hackbench: option '--p' is ambiguous; possibilities: '--pipe' '--processes'", 0) == 0);
+    }
+    SECTION("a missing value") {
+        const auto r = run("run" + out + " -- hackbench -l");
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind("hackbench: option requires an argument -- 'l'\n", 0) == 0);
+    }
+    SECTION("perf's words for a missing value") {
+        const auto r = run("run" + out + " -- perf bench sched messaging -g");
+        CHECK(r.status == 2);
+        CHECK(r.err.rfind(" Error: switch `g' requires a value\n", 0) == 0);
+    }
+    SECTION("--help prints the usage on stdout and exits 0") {
+        const auto r = run("run" + out + " -- hackbench --help");
+        CHECK(r.status == 0);
+        CHECK(r.out.rfind("Usage: hackbench [-p|--pipe]", 0) == 0);
+        CHECK(r.err.empty());
+    }
+    SECTION("-F makes the main task and its children SCHED_FIFO 1 (rt-tests' --fifo)") {
+        const auto r = run("run --seed 1" + out + " -- hackbench -F -p -g 2 -l 20");
+        CHECK(r.status == 0);
+        const auto rt = r.out.find("rt placement ");
+        REQUIRE(rt != std::string::npos); // the wakeups are of RT tasks (without -F there is no such line)
+        const auto wakeups = r.out.find("\nwakeups ");
+        REQUIRE(wakeups != std::string::npos);
+        const auto count = [&](std::size_t at, std::size_t skip) {
+            return std::stoull(r.out.substr(r.out.find_first_of("0123456789", at + skip)));
+        };
+        CHECK(count(rt, 12) * 100 >= count(wakeups, 8) * 99); // 366 of 367 measured
+        CHECK(count(rt, 12) > 100);
+    }
+}
+
+TEST_CASE("config.yaml of a run given after -- describes what ran, not the default experiment") {
+    const fs::path dir = fs::temp_directory_path() / "warmsched-cmdline-config";
+    fs::remove_all(dir);
+    const auto r = run("run --seed 1 --out " + dir.string() + " -- hackbench -p -g 2 -l 50");
+    REQUIRE(r.status == 0);
+    std::ifstream in(dir / "config.yaml");
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find("\ndescription: \"the command line: hackbench -p -g 2 -l 50\"\n") != std::string::npos);
+    CHECK(text.str().find("400 tasks") == std::string::npos); // the default experiment's description
+    CHECK(text.str().find("(its workloads replaced by the command line after --)") != std::string::npos);
+}
+
+TEST_CASE("warmsched's own command-line errors are one 'error:' line with status 2; --help exits 0") {
+    for (const std::string bad : {"run --bogus", "run --kernel bfs", "", "run --seed x"}) {
+        INFO(bad);
+        const auto r = run(bad);
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.rfind("error: ", 0) == 0);
+        CHECK(r.out.empty());
+    }
+    const auto help = run("--help");
+    CHECK(help.status == 0);
+    CHECK(help.out.find("Usage:") != std::string::npos);
+    CHECK(run("run --help").status == 0);
 }
 
 TEST_CASE("scheduler features and tunables are checked by name and range") {

@@ -10,6 +10,14 @@
 namespace warmsched::workloads {
 
 namespace {
+// hackbench -F: sched_setscheduler(0, SCHED_FIFO, 1) in main; fork keeps the policy (no
+// SCHED_RESET_ON_FORK), so every sender and receiver is SCHED_FIFO 1 too.
+void fifo_if(const messaging_options& o, spawn_spec& s) {
+    if (!o.fifo) return;
+    s.policy = scheduler::sched_policy::fifo;
+    s.rt_priority = 1;
+}
+
 
 // The wait for the start signal: write one byte to the ready pipe, then block until the gate opens.
 struct startup {
@@ -97,6 +105,7 @@ public:
                 auto spec = std::make_shared<spawn_spec>();
                 spec->comm = "hackbench";
                 spec->thread = o.threads;
+                fifo_if(o, *spec);
                 spec->body = std::make_shared<receiver>(s, *chans.back(), o.datasize,
                                                         static_cast<std::uint64_t>(o.fds) * o.loops, *r_);
                 spawns_.push_back(spec);
@@ -105,6 +114,7 @@ public:
                 auto spec = std::make_shared<spawn_spec>();
                 spec->comm = "hackbench";
                 spec->thread = o.threads;
+                fifo_if(o, *spec);
                 spec->body = std::make_shared<sender>(s, chans, o.datasize, o.loops);
                 spawns_.push_back(spec);
             }
@@ -163,7 +173,7 @@ std::unique_ptr<messaging> messaging::from_hackbench(const std::vector<std::stri
     const std::string usage =
         "Usage: hackbench [-p|--pipe] [-s|--datasize <bytes>] [-l|--loops <num loops>]\n"
         "\t\t [-g|--groups <num groups] [-f|--fds <num fds>]\n"
-        "\t\t [-T|--threads] [-P|--process] [--help]";
+        "\t\t [-T|--threads] [-P|--process] [-F|--fifo] [--help]";
     messaging_options o;
     const std::vector<option_spec> specs = {
         flag_option('p', "pipe", o.pipes),
@@ -173,12 +183,8 @@ std::unique_ptr<messaging> messaging::from_hackbench(const std::vector<std::stri
         positive_option('f', "fds", o.fds, "hackbench: --fds|-f requires an integer > 0"),
         flag_option('T', "threads", o.threads, true),
         flag_option('P', "processes", o.threads, false),
-        {'F', "fifo", false,
-         [](const std::string&) {
-             return std::string(
-                 "hackbench: --fifo|-F needs the RT scheduling class, which is not modelled yet");
-         }},
-        {'h', "help", false, [&](const std::string&) -> std::string { throw usage_error(usage); }},
+        flag_option('F', "fifo", o.fifo),
+        help_option('h', usage),
     };
     const auto operands = parse_options("hackbench", args, specs, usage);
     if (!operands.empty())
@@ -215,6 +221,7 @@ void messaging::start(sim_kernel& k, const std::vector<bool>& allowed) {
     spawn_spec s;
     s.comm = style_ == style::perf ? "perf" : "hackbench";
     s.allowed = allowed;
+    fifo_if(o_, s);
     s.body = std::make_shared<messaging_main>(o_, k, result_);
     unsigned cpu = 0;
     while (!allowed.empty() && cpu + 1 < allowed.size() && !allowed[cpu]) ++cpu;

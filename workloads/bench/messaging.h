@@ -22,6 +22,7 @@ struct messaging_options {
     unsigned loops = 100;    // -l messages per sender per receiver
     unsigned groups = 10;    // -g
     unsigned fds = 20;       // -f senders (and receivers) per group
+    bool fifo = false;       // hackbench -F: the main task is SCHED_FIFO 1, and its children inherit it
 };
 
 class messaging final : public workload {

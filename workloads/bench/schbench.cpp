@@ -585,7 +585,7 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         unsupported('A', "auto-rps", "the auto-rps mode (it reads /proc/stat) is not modelled"),
         unsupported('j', "json", "JSON output is not implemented"),
         unsupported('J', "jobname", "it only names JSON output, which is not implemented"),
-        {0, "help", false, [&](const std::string&) -> std::string { throw usage_error(usage); }},
+        help_option(0, usage),
     };
     const auto operands = parse_options("schbench", args, specs, usage);
     if (!operands.empty()) throw usage_error("Error Extra arguments '" + operands.front() + "'");

@@ -467,7 +467,7 @@ std::unique_ptr<tbench> tbench::from_command_line(const std::vector<std::string>
          }},
         positive_option(0, "clients-per-process", o.clients_per_process,
                         "tbench: --clients-per-process requires an integer > 0"),
-        {'h', "help", false, [&](const std::string&) -> std::string { throw usage_error(usage); }},
+        help_option('h', usage),
     };
     const auto operands = parse_options("tbench", args, specs, usage);
     if (operands.empty()) throw usage_error("You need to specify NPROCS\n" + usage);

@@ -1,7 +1,10 @@
-// getopt_long-style parsing; see option_parser.h.
+// Option parsing with glibc's getopt_long; see option_parser.h.
 #include "workloads/cli/option_parser.h"
 
+#include <getopt.h>
+
 #include <charconv>
+#include <cstdio>
 
 namespace warmsched::workloads {
 
@@ -21,6 +24,10 @@ option_spec flag_option(char short_name, const std::string& long_name, bool& fla
             }};
 }
 
+option_spec help_option(char short_name, const std::string& usage) {
+    return {short_name, "help", false, [usage](const std::string&) -> std::string { throw help_requested(usage); }};
+}
+
 option_spec positive_option(char short_name, const std::string& long_name, unsigned& field,
                             const std::string& error) {
     return {short_name, long_name, true, [&field, error](const std::string& v) {
@@ -31,69 +38,88 @@ option_spec positive_option(char short_name, const std::string& long_name, unsig
             }};
 }
 
+namespace {
+// glibc's getopt reports an error on stderr before it returns '?': the message is taken from a memory
+// stream put in stderr's place for the call, so that it is glibc's own wording.
+class captured_stderr {
+public:
+    captured_stderr() : saved_(stderr), mem_(open_memstream(&buf_, &len_)) {
+        if (mem_) stderr = mem_;
+    }
+    ~captured_stderr() { release(); }
+    std::string text() {
+        release();
+        std::string t = buf_ ? std::string(buf_, len_) : std::string();
+        while (!t.empty() && t.back() == '\n') t.pop_back();
+        return t;
+    }
+    captured_stderr(const captured_stderr&) = delete;
+    captured_stderr& operator=(const captured_stderr&) = delete;
+
+private:
+    void release() {
+        if (!mem_) return;
+        stderr = saved_;
+        std::fclose(mem_);
+        mem_ = nullptr;
+    }
+    FILE* saved_;
+    char* buf_ = nullptr;
+    std::size_t len_ = 0;
+    FILE* mem_;
+};
+} // namespace
+
 std::vector<std::string> parse_options(const std::string& prog, const std::vector<std::string>& args,
                                        const std::vector<option_spec>& specs, const std::string& usage,
                                        option_dialect dialect) {
-    std::vector<std::string> operands;
     const bool perf = dialect == option_dialect::perf;
     auto fail = [&](const std::string& line) { throw usage_error(line + "\n" + usage); };
-    auto apply = [&](const option_spec& s, const std::string& value) {
-        const std::string why = s.handle(value);
-        if (!why.empty()) fail(why);
-    };
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--") {
-            operands.insert(operands.end(), args.begin() + static_cast<long>(i) + 1, args.end());
-            break;
-        }
-        if (a.rfind("--", 0) == 0) {
-            const std::size_t eq = a.find('=');
-            const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-            const option_spec* s = nullptr;
-            for (const auto& o : specs)
-                if (!o.long_name.empty() && o.long_name == name) s = &o;
-            if (!s)
-                fail(perf ? " Error: unknown option `" + name + "'"
-                          : prog + ": unrecognized option '" + a + "'");
-            if (!s->takes_value) {
-                if (eq != std::string::npos)
-                    fail(prog + ": option '--" + name + "' doesn't allow an argument");
-                apply(*s, "");
-            } else if (eq != std::string::npos) {
-                apply(*s, a.substr(eq + 1));
-            } else if (i + 1 < args.size()) {
-                apply(*s, args[++i]);
-            } else {
-                fail(prog + ": option '--" + name + "' requires an argument");
-            }
-            continue;
-        }
-        if (a.size() > 1 && a[0] == '-') {
-            for (std::size_t j = 1; j < a.size(); ++j) {
-                const option_spec* s = nullptr;
-                for (const auto& o : specs)
-                    if (o.short_name == a[j]) s = &o;
-                if (!s)
-                    fail(perf ? " Error: unknown switch `" + std::string(1, a[j]) + "'"
-                              : prog + ": invalid option -- '" + std::string(1, a[j]) + "'");
-                if (!s->takes_value) {
-                    apply(*s, "");
-                    continue;
-                }
-                if (j + 1 < a.size())
-                    apply(*s, a.substr(j + 1));
-                else if (i + 1 < args.size())
-                    apply(*s, args[++i]);
-                else
-                    fail(prog + ": option requires an argument -- '" + std::string(1, a[j]) + "'");
-                break;
-            }
-            continue;
-        }
-        operands.push_back(a);
+    // getopt_long's tables: a short option returns its letter, a long-only one 256 + its spec's index.
+    std::string shorts = perf ? ":" : ""; // perf: ':' for a missing value, words of its own below
+    std::vector<option> longs;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const option_spec& o = specs[i];
+        const int val = o.short_name ? static_cast<unsigned char>(o.short_name) : 256 + static_cast<int>(i);
+        if (o.short_name) shorts += std::string(1, o.short_name) + (o.takes_value ? ":" : "");
+        if (!o.long_name.empty())
+            longs.push_back({o.long_name.c_str(), o.takes_value ? required_argument : no_argument, nullptr, val});
     }
-    return operands;
+    longs.push_back({nullptr, 0, nullptr, 0});
+    auto spec_of = [&](int val) -> const option_spec* {
+        if (val >= 256) return &specs[static_cast<std::size_t>(val - 256)];
+        for (const auto& o : specs)
+            if (o.short_name && static_cast<unsigned char>(o.short_name) == val) return &o;
+        return nullptr;
+    };
+    std::vector<std::string> words{prog};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    const int argc = static_cast<int>(words.size());
+    optind = 0; // glibc: start afresh (a new argument vector)
+    opterr = perf ? 0 : 1;
+    for (;;) {
+        captured_stderr err;
+        int index = -1;
+        const int c = getopt_long(argc, argv.data(), shorts.c_str(), longs.data(), &index);
+        if (c == -1) break;
+        if (c == '?' || c == ':') {
+            if (!perf) fail(err.text());
+            const std::string arg = argv[static_cast<std::size_t>(optind - 1)];
+            const option_spec* s = optopt ? spec_of(optopt) : nullptr;
+            const bool is_long = arg.rfind("--", 0) == 0;
+            std::string name = is_long ? arg.substr(2, arg.find('=') - 2) : std::string(1, static_cast<char>(optopt));
+            if (c == ':' && s) fail(" Error: " + std::string(is_long ? "option `" : "switch `") +
+                                    (is_long ? s->long_name : name) + "' requires a value");
+            fail(is_long ? " Error: unknown option `" + name + "'" : " Error: unknown switch `" + name + "'");
+        }
+        const option_spec* s = spec_of(c);
+        const std::string why = s->handle(s->takes_value && optarg ? std::string(optarg) : std::string());
+        if (!why.empty()) fail(why);
+    }
+    return {argv.begin() + optind, argv.end() - 1};
 }
 
 } // namespace warmsched::workloads

@@ -1,8 +1,9 @@
-// Command-line options of the simulated tools, parsed the way getopt_long parses them: "-l 100",
-// "-l100", "--loops 100", "--loops=100", grouped flags ("-pT"), and "--" ending the options. Errors
-// are reported in the tool's own words -- glibc getopt's ("hackbench: invalid option -- 'x'") or
-// perf's parse-options (" Error: unknown switch `x'") -- by throwing usage_error, which carries the
-// message and the tool's usage text.
+// Command-line options of the simulated tools, parsed by glibc's getopt_long, as the real tools parse
+// them: "-l 100", "-l100", "--loops 100", "--loops=100", a unique abbreviation of a long option
+// ("--pi" for --pipe), grouped flags ("-pT"), operands between options, and "--" ending the options.
+// Errors are reported in the tool's own words -- glibc getopt's own messages ("hackbench: invalid
+// option -- 'x'", "option '--p' is ambiguous; ...") or perf's parse-options (" Error: unknown switch
+// `x'") -- by throwing usage_error, which carries the message and the tool's usage text.
 #pragma once
 
 #include <functional>
@@ -16,6 +17,13 @@ namespace warmsched::workloads {
 class usage_error : public std::runtime_error {
 public:
     explicit usage_error(const std::string& text) : std::runtime_error(text) {}
+};
+
+// --help (or -h): the tool's usage text was asked for; what() is it. The run prints it on stdout and
+// exits 0, as the real tools do.
+class help_requested : public std::runtime_error {
+public:
+    explicit help_requested(const std::string& text) : std::runtime_error(text) {}
 };
 
 struct option_spec {
@@ -35,6 +43,8 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
 
 // An option without a value that sets `flag` to `value`.
 option_spec flag_option(char short_name, const std::string& long_name, bool& flag, bool value = true);
+// -h/--help (short_name 0: --help only), which throws help_requested with `usage`.
+option_spec help_option(char short_name, const std::string& usage);
 // An option whose value is an integer in [1, 1e9] stored in `field`; `error` is the tool's complaint.
 option_spec positive_option(char short_name, const std::string& long_name, unsigned& field,
                             const std::string& error);

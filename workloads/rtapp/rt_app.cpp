@@ -104,7 +104,7 @@ std::unique_ptr<rt_app> rt_app::from_command_line(const std::vector<std::string>
              level = static_cast<unsigned>(n);
              return std::string();
          }},
-        {'h', "help", false, [&](const std::string&) -> std::string { throw usage_error(usage_text); }},
+        help_option('h', usage_text),
     };
     const auto operands = parse_options("rt-app", args, specs, usage_text);
     if (operands.size() != 1)
