@@ -143,9 +143,10 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         seq.items().push_back(resolve_workload_entry(workload_entry{line, {}, cgroup, {}}, cpus, e.cgroups));
         e.resolved.set("workloads", seq, {"<command line>", 0, 0});
         // What ran is the command line, not the experiment file's workloads: its description goes too.
-        e.resolved.set("description",
-                       config::config_node::make_scalar("the command line: " + line, {"<command line>", 0, 0}),
-                       {"<command line>", 0, 0});
+        e.resolved.set(
+            "description",
+            config::config_node::make_scalar("the command line: " + line, {"<command line>", 0, 0}),
+            {"<command line>", 0, 0});
     } else {
         std::vector<workload_entry> entries;
         if (const config::config_node* list = r.consume("workloads"))

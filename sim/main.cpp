@@ -15,8 +15,8 @@
 #include "twin/twin_run.h"
 #include "workloads/cli/option_parser.h"
 
-#include <algorithm>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <systemc>
 
 #include <cstdlib>
@@ -219,12 +219,14 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_option("--seed", run_seed, "Seed of every random choice (= -p seed=N)");
     std::string run_policy;
     bool run_policy_all = false;
-    run->add_option("--policy", run_policy,
-                    "Load a scheduling policy of your own (a .so built against include/warmsched/policy.h, or "
-                    "an in-tree example: simple_fifo, llc_rr, llc_sticky) into the ext class (= -p "
-                    "kernel.policy=P); see docs/writing-a-policy.md");
-    run->add_flag("--policy-all", run_policy_all,
-                  "With --policy: every fair task is SCHED_EXT, run by the policy (= -p kernel.policy_all=true)");
+    run->add_option(
+        "--policy", run_policy,
+        "Load a scheduling policy of your own (a .so built against include/warmsched/policy.h, or "
+        "an in-tree example: simple_fifo, llc_rr, llc_sticky) into the ext class (= -p "
+        "kernel.policy=P); see docs/writing-a-policy.md");
+    run->add_flag(
+        "--policy-all", run_policy_all,
+        "With --policy: every fair task is SCHED_EXT, run by the policy (= -p kernel.policy_all=true)");
     run->add_option("--cgroup", command.cgroup,
                     "Start the workload given after -- in this group of the experiment's cgroups, e.g. /a");
     run->add_option("-p,--param", run_overrides,

@@ -184,7 +184,8 @@ TEST_CASE("perf bench sched messaging prints perf's lines") {
     CHECK(r.out.find("CFS (Linux v5.15)") != std::string::npos);
 }
 
-TEST_CASE("a bad workload command line gets the real tool's usage message and exit status 2 (bad input, as every other)") {
+TEST_CASE("a bad workload command line gets the real tool's usage message and exit status 2 (bad input, as "
+          "every other)") {
     const std::string out = " --out " + (fs::temp_directory_path() / "warmsched-usage-out").string();
     SECTION("an unknown hackbench option") {
         const auto r = run("run" + out + " -- hackbench -p -x");
@@ -235,7 +236,8 @@ TEST_CASE("workload options are parsed by getopt_long, as the real tools parse t
     SECTION("an ambiguous one, in glibc's words") {
         const auto r = run("run" + out + " -- hackbench --p");
         CHECK(r.status == 2);
-        CHECK(r.err.rfind("hackbench: option '--p' is ambiguous; possibilities: '--pipe' '--processes'", 0) == 0);
+        CHECK(r.err.rfind("hackbench: option '--p' is ambiguous; possibilities: '--pipe' '--processes'", 0) ==
+              0);
     }
     SECTION("a missing value") {
         const auto r = run("run" + out + " -- hackbench -l");
@@ -276,12 +278,13 @@ TEST_CASE("config.yaml of a run given after -- describes what ran, not the defau
     std::ifstream in(dir / "config.yaml");
     std::stringstream text;
     text << in.rdbuf();
-    CHECK(text.str().find("\ndescription: \"the command line: hackbench -p -g 2 -l 50\"\n") != std::string::npos);
+    CHECK(text.str().find("\ndescription: \"the command line: hackbench -p -g 2 -l 50\"\n") !=
+          std::string::npos);
     CHECK(text.str().find("400 tasks") == std::string::npos); // the default experiment's description
     CHECK(text.str().find("(its workloads replaced by the command line after --)") != std::string::npos);
 }
 
-TEST_CASE("warmsched's own command-line errors are one 'error:' line with status 2; --help exits 0") {
+TEST_CASE("warmsched's own command-line errors are one 'error:' line with status 2, and --help exits 0") {
     for (const std::string bad : {"run --bogus", "run --kernel bfs", "", "run --seed x"}) {
         INFO(bad);
         const auto r = run(bad);

@@ -9,6 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 
 namespace warmsched::workloads {
 
@@ -33,6 +37,9 @@ const char* const usage_text =
     "                           of: other, normal, batch, idle, fifo or rr.\n"
     "         --priospread      spread priority levels starting at specified value\n"
     "-q       --quiet           print a summary only on exit\n"
+    "-S       --smp             Standard SMP testing: options -a -t and same priority\n"
+    "                           of all threads\n"
+    "         --json=FILENAME   write final results into FILENAME, JSON formatted\n"
     "-t [NUM] --threads=NUM     number of threads:\n"
     "                           without NUM, threads = max_cpus\n"
     "                           without -t default = 1";
@@ -148,12 +155,14 @@ class main_thread final : public copyable_program<main_thread> {
 public:
     main_thread(std::vector<std::shared_ptr<spawn_spec>> threads, std::shared_ptr<cyclictest::state> st)
         : threads_(std::move(threads)), st_(std::move(st)) {}
-    op next(program_context&) override {
+    op next(program_context& ctx) override {
+        if (created_ == 0) st_->start_ns = ctx.now;
         if (created_ < threads_.size()) return op::fork(threads_[created_++]);
         bool all = true;
         for (const auto& t : st_->threads) all = all && t.stopped;
         if (!all) return op::sleep(10'000'000);
         st_->done = true;
+        st_->end_ns = ctx.now;
         return op::exit();
     }
 
@@ -173,96 +182,97 @@ std::unique_ptr<cyclictest> cyclictest::from_command_line(const std::vector<std:
                                                           const std::string& command, unsigned ncpus,
                                                           workload_params& params) {
     cyclictest_options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = args[i];
-        std::string opt, value;
-        bool attached = false;
-        if (a.rfind("--", 0) == 0) {
-            const std::size_t eq = a.find('=');
-            opt = a.substr(0, eq);
-            if (eq != std::string::npos) {
-                value = a.substr(eq + 1);
-                attached = true;
-            }
-        } else if (a.size() >= 2 && a[0] == '-') {
-            opt = a.substr(0, 2);
-            if (a.size() > 2) {
-                value = a.substr(2);
-                attached = true;
-            }
-        } else {
-            fail("unexpected argument '" + a + "'");
-        }
-        const auto required = [&](const std::string& name) {
-            if (attached) return value;
-            if (i + 1 >= args.size()) fail("option " + name + " requires an argument");
-            return args[++i];
-        };
-        // -t and -a take an optional value: attached, or the next word if it looks like one.
-        const auto optional = [&](bool (*looks)(const std::string&)) {
-            if (attached) return value;
-            if (i + 1 < args.size() && looks(args[i + 1])) return args[++i];
-            return std::string();
-        };
-        if (opt == "-n" || opt == "--nanosleep") {
-            if (attached && opt == "-n") fail("invalid option '" + a + "'");
-            o.nanosleep = true;
-        } else if (opt == "-q" || opt == "--quiet") {
-            if (attached && opt == "-q") fail("invalid option '" + a + "'");
-            o.quiet = true;
-        } else if (opt == "-m" || opt == "--mlockall") {
-            if (attached && opt == "-m") fail("invalid option '" + a + "'");
-            o.mlockall = true;
-        } else if (opt == "--priospread") {
-            o.priospread = true;
-        } else if (opt == "-p" || opt == "--priority") {
-            o.priority = static_cast<int>(int_value("-p", required("-p"), 0, 99));
-            if (o.policy != cyclictest_options::sched::fifo && o.policy != cyclictest_options::sched::rr)
-                o.policy = cyclictest_options::sched::fifo;
-        } else if (opt == "--policy") {
-            const std::string p = required("--policy");
-            if (p == "other" || p == "normal")
-                o.policy = cyclictest_options::sched::other;
-            else if (p == "batch")
-                o.policy = cyclictest_options::sched::batch;
-            else if (p == "idle")
-                o.policy = cyclictest_options::sched::idle;
-            else if (p == "fifo")
-                o.policy = cyclictest_options::sched::fifo;
-            else if (p == "rr")
-                o.policy = cyclictest_options::sched::rr;
-            else
-                fail("invalid value '" + p + "' for --policy (other, normal, batch, idle, fifo or rr)");
-        } else if (opt == "-t" || opt == "--threads") {
-            const std::string v = optional(&is_number);
-            o.threads = v.empty() ? ncpus : static_cast<unsigned>(int_value("-t", v, 1, 4096));
-        } else if (opt == "-i" || opt == "--interval") {
-            o.interval_us = static_cast<long>(int_value("-i", required("-i"), 1, 1'000'000'000));
-        } else if (opt == "-d" || opt == "--distance") {
-            o.distance_us = static_cast<long>(int_value("-d", required("-d"), 0, 1'000'000'000));
-        } else if (opt == "-l" || opt == "--loops") {
-            o.loops = static_cast<unsigned long>(int_value("-l", required("-l"), 0, 1'000'000'000'000));
-        } else if (opt == "-D" || opt == "--duration") {
-            o.duration_s = duration_value(required("-D"));
-        } else if (opt == "-h" || opt == "--histogram") {
-            o.histogram_us = static_cast<unsigned>(int_value("-h", required("-h"), 0, 1'000'000)); // HIST_MAX
-        } else if (opt == "-a" || opt == "--affinity") {
-            const std::string v = optional(&looks_like_cpu_list);
-            if (v.empty()) {
-                o.affinity_mode = cyclictest_options::affinity::use_all;
-            } else {
-                std::vector<bool> mask;
-                if (!parse_cpu_list(v, ncpus, mask))
-                    fail("invalid CPU list '" + v + "' for -a (this machine has CPUs 0-" +
-                         std::to_string(ncpus - 1) + ")");
-                o.affinity_mode = cyclictest_options::affinity::specified;
-                for (unsigned c = 0; c < ncpus; ++c)
-                    if (mask[c]) o.affinity_cpus.push_back(c);
-            }
-        } else {
-            fail("invalid option '" + a +
-                 "' (modelled: -a -d -D -h -i -l -m -n -p -q -t --policy --priospread)");
-        }
+    const auto flag = [](char c, const char* name, bool& field) { return flag_option(c, name, field); };
+    const auto valued = [](char c, const char* name, std::function<void(const std::string&)> set) {
+        return option_spec{c, name, true, [set](const std::string& v) {
+                               set(v);
+                               return std::string();
+                           }};
+    };
+    bool smp = false;
+    const std::vector<option_spec> specs = {
+        flag('n', "nanosleep", o.nanosleep),
+        flag('q', "quiet", o.quiet),
+        flag('m', "mlockall", o.mlockall),
+        flag(0, "priospread", o.priospread),
+        flag('S', "smp", smp),
+        valued('p', "priority",
+               [&](const std::string& v) {
+                   o.priority = static_cast<int>(int_value("-p", v, 0, 99));
+                   if (o.policy != cyclictest_options::sched::fifo &&
+                       o.policy != cyclictest_options::sched::rr)
+                       o.policy = cyclictest_options::sched::fifo;
+               }),
+        valued(0, "policy",
+               [&](const std::string& p) {
+                   if (p == "other" || p == "normal")
+                       o.policy = cyclictest_options::sched::other;
+                   else if (p == "batch")
+                       o.policy = cyclictest_options::sched::batch;
+                   else if (p == "idle")
+                       o.policy = cyclictest_options::sched::idle;
+                   else if (p == "fifo")
+                       o.policy = cyclictest_options::sched::fifo;
+                   else if (p == "rr")
+                       o.policy = cyclictest_options::sched::rr;
+                   else
+                       fail("invalid value '" + p +
+                            "' for --policy (other, normal, batch, idle, fifo or rr)");
+               }),
+        {'t', "threads", false,
+         [&](const std::string& v) {
+             o.threads = v.empty() ? ncpus : static_cast<unsigned>(int_value("-t", v, 1, 4096));
+             return std::string();
+         },
+         &is_number},
+        valued('i', "interval",
+               [&](const std::string& v) {
+                   o.interval_us = static_cast<long>(int_value("-i", v, 1, 1'000'000'000));
+               }),
+        valued('d', "distance",
+               [&](const std::string& v) {
+                   o.distance_us = static_cast<long>(int_value("-d", v, 0, 1'000'000'000));
+               }),
+        valued('l', "loops",
+               [&](const std::string& v) {
+                   o.loops = static_cast<unsigned long>(int_value("-l", v, 0, 1'000'000'000'000));
+               }),
+        valued('D', "duration", [&](const std::string& v) { o.duration_s = duration_value(v); }),
+        valued('h', "histogram",
+               [&](const std::string& v) {
+                   o.histogram_us = static_cast<unsigned>(int_value("-h", v, 0, 1'000'000)); // HIST_MAX
+               }),
+        valued(0, "json",
+               [&](const std::string& v) {
+                   if (v.empty() || v.back() == '/') fail("invalid file name '" + v + "' for --json");
+                   o.json_file = v;
+               }),
+        {'a', "affinity", false,
+         [&](const std::string& v) {
+             if (v.empty()) {
+                 o.affinity_mode = cyclictest_options::affinity::use_all;
+                 return std::string();
+             }
+             std::vector<bool> mask;
+             if (!parse_cpu_list(v, ncpus, mask))
+                 fail("invalid CPU list '" + v + "' for -a (this machine has CPUs 0-" +
+                      std::to_string(ncpus - 1) + ")");
+             o.affinity_mode = cyclictest_options::affinity::specified;
+             o.affinity_cpus.clear();
+             for (unsigned c = 0; c < ncpus; ++c)
+                 if (mask[c]) o.affinity_cpus.push_back(c);
+             return std::string();
+         },
+         &looks_like_cpu_list},
+    };
+    const auto operands = parse_options("cyclictest", args, specs, usage_text);
+    if (!operands.empty()) fail("unexpected argument '" + operands.front() + "'");
+    if (smp) { // -S: "options -a -t and same priority of all threads"
+        if (o.affinity_mode == cyclictest_options::affinity::specified)
+            fail("-S runs a thread on every CPU: it does not take -a CPUSET");
+        o.affinity_mode = cyclictest_options::affinity::use_all;
+        o.threads = ncpus;
+        o.priospread = false;
     }
     if (o.priospread && o.priority == 0) o.priority = static_cast<int>(o.threads) + 1;
     const bool rt = o.policy == cyclictest_options::sched::fifo || o.policy == cyclictest_options::sched::rr;
@@ -310,12 +320,21 @@ void cyclictest::start(sim_kernel& k, const std::vector<bool>& allowed) {
     profile->write_fraction = 0.3;
     profile_ = profile;
     state_->threads.assign(o_.threads, thread_stat{});
+    state_->release = k.sched().config().kernel == scheduler::kernel_version::cfs_v5_15 ? "5.15.0-warmsched"
+                                                                                        : "6.12.0-warmsched";
     std::vector<std::shared_ptr<spawn_spec>> specs;
     for (unsigned i = 0; i < o_.threads; ++i) {
         thread_stat& st = state_->threads[i];
         st.prio = thread_priority(i);
         st.interval_us = thread_interval_us(i);
         st.cpu = thread_cpu(i);
+        if (st.cpu < 0) { // rt-tests 2.40 names thread k's CPU round robin and its node (--json)
+            const unsigned cpu = i % k.machine().num_cpus();
+            st.node = static_cast<int>(k.sched().layout().node_of[cpu]);
+            st.json_cpu = static_cast<int>(cpu);
+        } else {
+            st.json_cpu = st.cpu;
+        }
         if (o_.histogram_us) st.hist.assign(o_.histogram_us, 0);
         thread_setup s;
         s.index = i;
@@ -416,6 +435,64 @@ void cyclictest::report(std::ostream& out) const {
         out << "\n";
     }
     if (!state_->done) out << "cyclictest: did not finish (the experiment's duration ended first)\n";
+}
+
+namespace {
+// rt-tests' time stamps ("Thu, 03 Dec 2026 10:03:52 +0000"), here the simulated time from the epoch:
+// the same run prints the same file.
+std::string json_time(scheduler::nsec ns) {
+    const std::time_t t = static_cast<std::time_t>(ns / 1'000'000'000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[64];
+    std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S +0000", &tm);
+    return b;
+}
+std::string json_escaped(const std::string& s) {
+    std::string o;
+    for (char c : s) o += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    return o;
+}
+} // namespace
+
+void cyclictest::write_json(std::ostream& out) const {
+    // rt_write_json (rt-utils.c) and cyclictest's write_stats, field for field as rt-tests 2.40 prints
+    // them (the keys "cmdline:" and "rt_test_version:" with their colons included).
+    const auto& ts = state_->threads;
+    char b[128];
+    out << "{\n  \"file_version\": 1,\n"
+        << "  \"cmdline:\": \"" << json_escaped(command_) << "\",\n"
+        << "  \"rt_test_version:\": \"2.40\",\n"
+        << "  \"start_time\": \"" << json_time(state_->start_ns) << "\",\n"
+        << "  \"end_time\": \"" << json_time(state_->end_ns) << "\",\n"
+        << "  \"return_code\": " << (state_->done ? 0 : 1) << ",\n"
+        << "  \"sysinfo\": {\n    \"sysname\": \"Linux\",\n    \"nodename\": \"warmsched\",\n"
+        << "    \"release\": \"" << state_->release << "\",\n    \"version\": \"#1 SMP PREEMPT_DYNAMIC\",\n"
+        << "    \"machine\": \"x86_64\",\n    \"realtime\": 0\n  },\n"
+        << "  \"num_threads\": " << ts.size() << ",\n  \"resolution_in_ns\": 0,\n  \"thread\": {\n";
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+        const thread_stat& s = ts[i];
+        out << "    \"" << i << "\": {\n      \"histogram\": {";
+        bool comma = false;
+        for (std::size_t us = 0; us < s.hist.size(); ++us) {
+            if (!s.hist[us]) continue;
+            out << (comma ? ",\n" : "\n") << "        \"" << us << "\": " << s.hist[us];
+            comma = true;
+        }
+        if (comma) out << "\n";
+        std::snprintf(b, sizeof b, "%.2f", s.cycles ? s.avg / static_cast<double>(s.cycles) : 0.0);
+        out << "      },\n      \"cycles\": " << s.cycles << ",\n      \"min\": " << s.min
+            << ",\n      \"max\": " << s.max << ",\n      \"avg\": " << b
+            << ",\n      \"cpu\": " << s.json_cpu << ",\n      \"node\": " << s.node << "\n    }"
+            << (i + 1 < ts.size() ? "," : "") << "\n";
+    }
+    out << "  }\n}\n";
+}
+
+void cyclictest::write_files(const std::string& dir) const {
+    if (o_.json_file.empty()) return;
+    std::ofstream out(std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename());
+    write_json(out);
 }
 
 } // namespace warmsched::workloads

@@ -31,7 +31,8 @@
 // misses on the way (task_struct, stack, run-queue lines, the thread's own lines after a migration).
 // Not modelled: the PM QoS request cyclictest makes (/dev/cpu_dma_latency = 0, which keeps idle CPUs in
 // the polling state; set the platform's kernel_costs.idle_polling to model it), -m's mlockall (accepted,
-// nothing to lock: the model has no paging), tracing options, -N, -v, -r, -s, -S, -U, --smi.
+// nothing to lock: the model has no paging), tracing options, -N, -v, -r, -s, -U, --smi. -S is -a -t
+// with one priority; --json=FILE writes rt-tests 2.40's JSON file into the results directory.
 #pragma once
 
 #include "workloads/cli/workload_params.h"
@@ -60,6 +61,7 @@ struct cyclictest_options {
     unsigned histogram_us = 0;           // -h: 0 = no histogram
     bool quiet = false;                  // -q
     bool mlockall = false;               // -m
+    std::string json_file; // --json=FILE: the final results as JSON (written to the results dir)
 };
 
 // What is not on cyclictest's command line (experiment-file keys; docs/workloads.md).
@@ -84,6 +86,9 @@ public:
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return state_->done; }
     void report(std::ostream& out) const override;
+    // --json=FILE: rt-tests' rt_write_json layout, into the results directory under FILE's name.
+    void write_files(const std::string& dir) const override;
+    void write_json(std::ostream& out) const;
 
     const cyclictest_options& options() const { return o_; }
     const cyclictest_model& model() const { return m_; }
@@ -93,7 +98,9 @@ public:
         int tid = 0;
         int prio = 0;
         long interval_us = 0;
-        int cpu = -1; // -a: the CPU it is pinned to
+        int cpu = -1;      // -a: the CPU it is pinned to
+        int node = -1;     // --json's "node": the NUMA node of its CPU when not pinned (rt-tests 2.40)
+        int json_cpu = -1; // --json's "cpu": the pinned CPU, or thread k's k-th CPU
         std::uint64_t cycles = 0;
         long min = 1000000, max = 0, act = 0; // us; min starts at 1000000 as in the source
         double avg = 0;                       // sum of the latencies (us); printed as avg / cycles
@@ -104,7 +111,9 @@ public:
     };
     struct state {
         bool done = false;
-        bool shutdown = false; // -D elapsed (seen by a thread)
+        bool shutdown = false;                  // -D elapsed (seen by a thread)
+        std::uint64_t start_ns = 0, end_ns = 0; // ns: when main started and saw every thread stop
+        std::string release;                    // uname -r of the simulated kernel (--json's sysinfo)
         std::vector<thread_stat> threads;
     };
     const state& outcome() const { return *state_; }

@@ -18,7 +18,6 @@ void fifo_if(const messaging_options& o, spawn_spec& s) {
     s.rt_priority = 1;
 }
 
-
 // The wait for the start signal: write one byte to the ready pipe, then block until the gate opens.
 struct startup {
     channel* ready;

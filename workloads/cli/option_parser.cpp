@@ -25,7 +25,8 @@ option_spec flag_option(char short_name, const std::string& long_name, bool& fla
 }
 
 option_spec help_option(char short_name, const std::string& usage) {
-    return {short_name, "help", false, [usage](const std::string&) -> std::string { throw help_requested(usage); }};
+    return {short_name, "help", false,
+            [usage](const std::string&) -> std::string { throw help_requested(usage); }};
 }
 
 option_spec positive_option(char short_name, const std::string& long_name, unsigned& field,
@@ -81,9 +82,15 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const option_spec& o = specs[i];
         const int val = o.short_name ? static_cast<unsigned char>(o.short_name) : 256 + static_cast<int>(i);
-        if (o.short_name) shorts += std::string(1, o.short_name) + (o.takes_value ? ":" : "");
+        const bool optional = !o.takes_value && o.optional_value;
+        if (o.short_name)
+            shorts += std::string(1, o.short_name) + (o.takes_value ? ":" : optional ? "::" : "");
         if (!o.long_name.empty())
-            longs.push_back({o.long_name.c_str(), o.takes_value ? required_argument : no_argument, nullptr, val});
+            longs.push_back({o.long_name.c_str(),
+                             o.takes_value ? required_argument
+                             : optional    ? optional_argument
+                                           : no_argument,
+                             nullptr, val});
     }
     longs.push_back({nullptr, 0, nullptr, 0});
     auto spec_of = [&](int val) -> const option_spec* {
@@ -110,13 +117,19 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
             const std::string arg = argv[static_cast<std::size_t>(optind - 1)];
             const option_spec* s = optopt ? spec_of(optopt) : nullptr;
             const bool is_long = arg.rfind("--", 0) == 0;
-            std::string name = is_long ? arg.substr(2, arg.find('=') - 2) : std::string(1, static_cast<char>(optopt));
-            if (c == ':' && s) fail(" Error: " + std::string(is_long ? "option `" : "switch `") +
-                                    (is_long ? s->long_name : name) + "' requires a value");
+            std::string name =
+                is_long ? arg.substr(2, arg.find('=') - 2) : std::string(1, static_cast<char>(optopt));
+            if (c == ':' && s)
+                fail(" Error: " + std::string(is_long ? "option `" : "switch `") +
+                     (is_long ? s->long_name : name) + "' requires a value");
             fail(is_long ? " Error: unknown option `" + name + "'" : " Error: unknown switch `" + name + "'");
         }
         const option_spec* s = spec_of(c);
-        const std::string why = s->handle(s->takes_value && optarg ? std::string(optarg) : std::string());
+        std::string value = optarg ? std::string(optarg) : std::string();
+        if (!s->takes_value && s->optional_value && !optarg && optind < argc &&
+            s->optional_value(argv[optind]))
+            value = argv[optind++]; // the next word is its value (glibc takes an advanced optind)
+        const std::string why = s->handle(value);
         if (!why.empty()) fail(why);
     }
     return {argv.begin() + optind, argv.end() - 1};

@@ -32,6 +32,10 @@ struct option_spec {
     bool takes_value;
     // Handles one occurrence; `value` is empty for flags. Returns an error line or "".
     std::function<std::string(const std::string& value)> handle;
+    // For an option without a required value: set, the option takes an optional one -- attached
+    // ("-t4", "--threads=4"), or the next word if this says it is one, which it then consumes (cyclictest's
+    // -t and -a look at argv[optind] so). The handler gets "" when there is none.
+    std::function<bool(const std::string& next)> optional_value = nullptr;
 };
 
 enum class option_dialect { getopt, perf };
