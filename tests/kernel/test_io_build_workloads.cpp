@@ -4,12 +4,14 @@
 // the device's own count, the QD1 latency path, the device's throughput limit, the completion
 // interrupt's CPU), the tools' output parsed the way their users parse it, bad options, determinism.
 // Machines: the mini platform (8 CPUs at 1 GHz, two LLCs: CPUs 0, 1, 4, 5 and 2, 3, 6, 7).
+#include "support/cli_runner.h"
 #include "support/kernel_rig.h"
 #include "workloads/bench/fio.h"
 #include "workloads/bench/kernbench.h"
 #include "workloads/cli/command_line.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -449,4 +451,46 @@ TEST_CASE("the same seed gives byte-identical kernbench and fio output") {
     CHECK(c.status == 0);
     CHECK(c.out.find("\nreal\t0m0.") != std::string::npos);
     CHECK(c.out == d.out);
+}
+
+TEST_CASE("fio --output-format=json prints fio 3.33's document with the figures of the normal output, and "
+          "the Disk stats line is 3.33's (no sectors=)") {
+    const std::string job = "fio --name=qd1 --rw=randread --bs=4k --iodepth=1 --runtime=10ms "
+                            "--filename=/dev/nvme0n1";
+    const auto normal =
+        test::run_cli("run --platform zen3-5950x --seed 1 --out /tmp/warmsched-fio-normal -- " + job);
+    const auto js = test::run_cli("run --platform zen3-5950x --seed 1 --out /tmp/warmsched-fio-json -- " +
+                                  job + " --output-format=json");
+    REQUIRE(normal.status == 0);
+    REQUIRE(js.status == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(
+        normal.out, m,
+        std::regex(R"(\n  nvme0n1: ios=(\d+)/0, merge=0/0, ticks=\d+/0, in_queue=\d+, util=[0-9.]+%\n)")));
+    const std::uint64_t device_ios = std::stoull(m[1]);
+    CHECK(normal.out.find("sectors=") == std::string::npos);
+    // The document is the tool's output: what precedes the run summary.
+    const auto doc = nlohmann::json::parse(js.out.substr(0, js.out.find("\n--- warmsched:")));
+    CHECK(doc.at("fio version") == "fio-3.33");
+    const auto& j = doc.at("jobs").at(0);
+    CHECK(j.at("jobname") == "qd1");
+    CHECK(j.at("job options").at("rw") == "randread");
+    CHECK(j.at("job options").at("runtime") == "10ms");
+    const auto& rd = j.at("read");
+    REQUIRE(std::regex_search(normal.out, m,
+                              std::regex(R"(read: IOPS=([0-9.]+k?), BW=.*\((\d+)KiB/(\d+)msec\))")));
+    CHECK(rd.at("runtime") == std::stoull(m[3]));
+    CHECK(workloads::fio_num2str(static_cast<std::uint64_t>(rd.at("iops").get<double>()), 4, 1, false, 0) ==
+          m[1].str());
+    CHECK(rd.at("io_kbytes") == std::stoull(m[2]));
+    REQUIRE(std::regex_search(normal.out, m, std::regex(R"(50\.00th=\[\s*(\d+)\])")));
+    CHECK(rd.at("clat_ns").at("percentile").at("50.000000") == std::stoull(m[1])); // nsec in both here
+    CHECK(rd.at("clat_ns").at("N") == rd.at("total_ios"));
+    CHECK(j.at("write").at("total_ios") == 0);
+    CHECK(j.at("iodepth_level").at("1") == 100.0);
+    CHECK(doc.at("disk_util").at(0).at("name") == "nvme0n1");
+    CHECK(doc.at("disk_util").at(0).at("read_ios") == device_ios);
+    const auto bad = test::run_cli("run --out /tmp/warmsched-fio-bad -- " + job + " --output-format=terse");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.rfind("fio: --output-format=terse: not written by warmsched (normal or json)", 0) == 0);
 }

@@ -1,6 +1,8 @@
 // fio; see fio.h.
 #include "workloads/bench/fio.h"
 
+#include <nlohmann/json.hpp>
+
 #include "workloads/cli/option_parser.h"
 #include "workloads/kernel/sim_kernel.h"
 
@@ -305,6 +307,25 @@ void display_lat(std::ostream& out, const char* name, const fio::io_stat& st) {
     out << buf;
 }
 
+// calc_clat_percentiles: the latency (ns) at each of percentile_list, from the io_u_plat buckets.
+std::vector<std::uint64_t> clat_percentiles(const std::vector<std::uint64_t>& hist, std::uint64_t nr) {
+    const std::size_t len = sizeof percentile_list / sizeof percentile_list[0];
+    std::vector<std::uint64_t> ovals(len);
+    std::uint64_t sum = 0;
+    std::size_t j = 0;
+    bool is_last = false;
+    for (unsigned i = 0; i < plat_nr && !is_last; ++i) {
+        sum += hist[i];
+        while (static_cast<long double>(sum) >= percentile_list[j] / 100.0L * static_cast<long double>(nr)) {
+            ovals[j] = plat_idx_to_val(i);
+            is_last = j == len - 1;
+            if (is_last) break;
+            ++j;
+        }
+    }
+    return ovals;
+}
+
 void show_clat_percentiles(std::ostream& out, const std::vector<std::uint64_t>& hist, std::uint64_t nr) {
     if (hist.empty() || nr == 0) return;
     const std::size_t len = sizeof percentile_list / sizeof percentile_list[0];
@@ -481,7 +502,7 @@ std::unique_ptr<fio> fio::from_command_line(const std::vector<std::string>& args
         "fio (warmsched subset): fio --name=NAME [--rw=read|write|randread|randwrite] [--bs=SIZE]\n"
         "    [--iodepth=N] [--numjobs=N] [--runtime=TIME] [--time_based] [--size=SIZE]\n"
         "    [--ioengine=libaio|psync|sync|pvsync] [--direct=0|1] [--thread] [--group_reporting]\n"
-        "    [--filename=DEVICE]";
+        "    [--filename=DEVICE] [--output-format=normal|json]";
     fio_options o;
     bool named = false;
     auto bad = [&](const std::string& opt, const std::string& v, const std::string& why) {
@@ -502,6 +523,7 @@ std::unique_ptr<fio> fio::from_command_line(const std::vector<std::string>& args
         const std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
         const bool has = eq != std::string::npos;
         const std::string v = has ? a.substr(eq + 1) : "";
+        if (key != "output-format") o.given.emplace_back(key, v);
         auto need = [&] {
             if (!has || v.empty())
                 throw usage_error("fio: option '--" + key + "' requires an argument\n" + usage);
@@ -562,6 +584,12 @@ std::unique_ptr<fio> fio::from_command_line(const std::vector<std::string>& args
         } else if (key == "filename") {
             need();
             o.filename = v;
+        } else if (key == "output-format") {
+            need();
+            if (v == "json+" || v == "terse") throw bad(key, v, "not written by warmsched (normal or json)");
+            if (v != "normal" && v != "json") throw bad(key, v, "invalid value (normal, json, json+, terse)");
+            o.json = v == "json";
+            continue; // not a job option
         } else {
             throw usage_error("fio: unrecognized option '" + a + "'\n" + usage);
         }
@@ -610,6 +638,10 @@ bool fio::finished() const {
 }
 
 void fio::report(std::ostream& out) const {
+    if (o_.json) {
+        report_json(out);
+        return;
+    }
     const result& r = *result_;
     const bool w = o_.write();
     const char* ddir = w ? "write" : "read";
@@ -740,17 +772,173 @@ void fio::report(std::ostream& out) const {
             std::min(100.0, 100.0 * static_cast<double>(r.device_busy_ns) / static_cast<double>(span));
         char buf[256];
         std::snprintf(buf, sizeof buf,
-                      "  %s: ios=%llu/%llu, sectors=%llu/%llu, merge=0/0, ticks=%llu/%llu, in_queue=%llu, "
-                      "util=%3.2f%%\n",
+                      "  %s: ios=%llu/%llu, merge=0/0, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n",
                       r.device_name.c_str(), static_cast<unsigned long long>(r.device_ios[0]),
                       static_cast<unsigned long long>(r.device_ios[1]),
-                      static_cast<unsigned long long>(r.device_sectors[0]),
-                      static_cast<unsigned long long>(r.device_sectors[1]),
                       static_cast<unsigned long long>(r.device_ticks_ms[0]),
                       static_cast<unsigned long long>(r.device_ticks_ms[1]),
                       static_cast<unsigned long long>(r.device_in_queue_ms), util);
         out << "\nDisk stats (read/write):\n" << buf;
     }
+}
+
+void fio::report_json(std::ostream& out) const {
+    using json = nlohmann::ordered_json;
+    const result& r = *result_;
+    const bool w = o_.write();
+    json doc;
+    doc["fio version"] = "fio-3.33";
+    doc["timestamp"] = r.stop_ns / 1'000'000'000; // the simulated clock, from the epoch
+    doc["timestamp_ms"] = r.stop_ns / 1'000'000;
+    doc["time"] = ctime_of(r.stop_ns);
+    std::vector<job_stat> units;
+    if (o_.group_reporting) {
+        job_stat g;
+        for (const auto& j : r.jobs) g.merge(j);
+        units.push_back(g);
+    } else {
+        units = r.jobs;
+    }
+    std::uint64_t io_bytes = 0, max_run = 0;
+    for (const auto& j : r.jobs) {
+        io_bytes += j.bytes;
+        max_run = std::max<std::uint64_t>(max_run, std::max<std::uint64_t>(1, j.runtime_ms()));
+    }
+    const std::uint64_t agg = max_run ? io_bytes * 1000 / max_run : 0;
+    auto stat = [](const io_stat& s) {
+        json o;
+        o["min"] = s.samples ? s.min : 0;
+        o["max"] = s.max;
+        o["mean"] = s.samples ? s.mean : 0.0;
+        o["stddev"] = s.samples > 1 ? std::sqrt(s.s / static_cast<double>(s.samples - 1)) : 0.0;
+        o["N"] = s.samples;
+        return o;
+    };
+    auto zero_dir = [&] {
+        json d;
+        for (const char* k : {"io_bytes", "io_kbytes", "bw_bytes", "bw"}) d[k] = 0;
+        d["iops"] = 0.0;
+        for (const char* k : {"runtime", "total_ios", "short_ios", "drop_ios"}) d[k] = 0;
+        for (const char* k : {"slat_ns", "clat_ns", "lat_ns"}) d[k] = stat(io_stat{});
+        d["bw_min"] = 0;
+        d["bw_max"] = 0;
+        for (const char* k : {"bw_agg", "bw_mean", "bw_dev"}) d[k] = 0.0;
+        d["bw_samples"] = 0;
+        d["iops_min"] = 0;
+        d["iops_max"] = 0;
+        d["iops_mean"] = 0.0;
+        d["iops_stddev"] = 0.0;
+        d["iops_samples"] = 0;
+        return d;
+    };
+    json jobs = json::array();
+    for (const auto& s : units) {
+        const unsigned members = o_.group_reporting ? o_.numjobs : 1;
+        const std::uint64_t runt = std::max<std::uint64_t>(1, s.runtime_ms());
+        json job;
+        job["jobname"] = o_.name;
+        job["groupid"] = 0;
+        job["error"] = 0;
+        job["eta"] = 2147483647; // what fio 3.33 prints at the end of a run
+        job["elapsed"] = (r.stop_ns - r.start_ns + 999'999'999) / 1'000'000'000;
+        json opts = json::object();
+        for (const auto& [k, v] : o_.given) opts[k] = v;
+        job["job options"] = opts;
+        json d = zero_dir();
+        d["io_bytes"] = s.bytes;
+        d["io_kbytes"] = s.bytes / 1024;
+        d["bw_bytes"] = 1000 * s.bytes / runt;
+        d["bw"] = 1000 * s.bytes / runt / 1024;
+        d["iops"] = 1000.0 * static_cast<double>(s.ios) / static_cast<double>(runt);
+        d["runtime"] = runt;
+        d["total_ios"] = s.ios;
+        d["slat_ns"] = stat(s.slat);
+        json clat = stat(s.clat);
+        if (s.clat.samples && !s.clat_hist.empty()) {
+            const auto vals = clat_percentiles(s.clat_hist, s.clat.samples);
+            json pct;
+            for (std::size_t i = 0; i < vals.size(); ++i) pct[fmt("%f", percentile_list[i])] = vals[i];
+            clat["percentile"] = pct;
+        }
+        d["clat_ns"] = clat;
+        d["lat_ns"] = stat(s.lat);
+        if (s.bw.samples) {
+            d["bw_min"] = s.bw.min;
+            d["bw_max"] = s.bw.max;
+            d["bw_agg"] =
+                agg > 1024 ? std::min(100.0, s.bw.mean * 100.0 / (static_cast<double>(agg) / 1024.0)) : 100.0;
+            d["bw_mean"] = s.bw.mean;
+            d["bw_dev"] = s.bw.samples > 1 ? std::sqrt(s.bw.s / static_cast<double>(s.bw.samples - 1)) : 0.0;
+            d["bw_samples"] = s.bw.samples;
+        }
+        if (s.iops.samples) {
+            d["iops_min"] = s.iops.min;
+            d["iops_max"] = s.iops.max;
+            d["iops_mean"] = s.iops.mean;
+            d["iops_stddev"] =
+                s.iops.samples > 1 ? std::sqrt(s.iops.s / static_cast<double>(s.iops.samples - 1)) : 0.0;
+            d["iops_samples"] = s.iops.samples;
+        }
+        job["read"] = w ? zero_dir() : d;
+        job["write"] = w ? d : zero_dir();
+        job["trim"] = zero_dir();
+        job["sync"] = {{"total_ios", 0}, {"lat_ns", stat(io_stat{})}};
+        job["job_runtime"] = runt;
+        job["usr_cpu"] = s.usr_s * 1000 * 100 / static_cast<double>(runt * members);
+        job["sys_cpu"] = s.sys_s * 1000 * 100 / static_cast<double>(runt * members);
+        job["ctx"] = s.ctx;
+        job["majf"] = 0;
+        job["minf"] = 0;
+        auto depth_map = [](const std::array<std::uint64_t, 7>& a, std::uint64_t total, bool level) {
+            double pct[7];
+            dist(a.data(), 7, total, pct);
+            static const char* const levels[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+            static const char* const subs[] = {"0", "4", "8", "16", "32", "64", ">=64"};
+            json o;
+            for (int i = 0; i < 7; ++i) o[level ? levels[i] : subs[i]] = pct[i];
+            return o;
+        };
+        std::uint64_t depth_total = 0;
+        for (auto v : s.depth) depth_total += v;
+        job["iodepth_level"] = depth_map(s.depth, depth_total, true);
+        job["iodepth_submit"] = depth_map(s.submit, s.total_submit, false);
+        job["iodepth_complete"] = depth_map(s.complete, s.total_complete, false);
+        static const char* const ranges_nu[] = {"2",   "4",   "10",  "20",  "50",
+                                                "100", "250", "500", "750", "1000"};
+        static const char* const ranges_m[] = {"2",   "4",   "10",  "20",   "50",   "100",
+                                               "250", "500", "750", "1000", "2000", ">=2000"};
+        const auto pn = lat_pct(s.lat_n, s.ios), pu = lat_pct(s.lat_u, s.ios);
+        const auto pm = lat_pct(s.lat_m, s.ios);
+        json ln, lu, lm;
+        for (std::size_t i = 0; i < pn.size(); ++i) ln[ranges_nu[i]] = pn[i];
+        for (std::size_t i = 0; i < pu.size(); ++i) lu[ranges_nu[i]] = pu[i];
+        for (std::size_t i = 0; i < pm.size(); ++i) lm[ranges_m[i]] = pm[i];
+        job["latency_ns"] = ln;
+        job["latency_us"] = lu;
+        job["latency_ms"] = lm;
+        job["latency_depth"] = o_.iodepth;
+        job["latency_target"] = 0;
+        job["latency_percentile"] = 100.0;
+        job["latency_window"] = 0;
+        jobs.push_back(job);
+    }
+    doc["jobs"] = jobs;
+    if (!r.device_name.empty()) {
+        const std::uint64_t span = r.stop_ns > r.start_ns ? r.stop_ns - r.start_ns : 1;
+        doc["disk_util"] =
+            json::array({{{"name", r.device_name},
+                          {"read_ios", r.device_ios[0]},
+                          {"write_ios", r.device_ios[1]},
+                          {"read_merges", 0},
+                          {"write_merges", 0},
+                          {"read_ticks", r.device_ticks_ms[0]},
+                          {"write_ticks", r.device_ticks_ms[1]},
+                          {"in_queue", r.device_in_queue_ms},
+                          {"util", std::min(100.0, 100.0 * static_cast<double>(r.device_busy_ns) /
+                                                       static_cast<double>(span))}}});
+    }
+    if (!r.done) doc["error"] = "did not finish (the experiment's duration ended first)";
+    out << doc.dump(2) << "\n";
 }
 
 } // namespace warmsched::workloads

@@ -48,6 +48,9 @@ struct fio_options {
     bool thread = false;
     bool group_reporting = false;
     std::string filename;
+    bool json = false; // --output-format=json: fio's JSON document instead of the normal output
+    // The job's options as given (key, value; "" for a flag), for the JSON's "job options".
+    std::vector<std::pair<std::string, std::string>> given;
     bool write() const { return rw == "write" || rw == "randwrite"; }
     bool sequential() const { return rw == "read" || rw == "write"; }
     bool async() const { return ioengine == "libaio"; }
@@ -70,6 +73,8 @@ public:
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override;
     void report(std::ostream& out) const override;
+    // --output-format=json: the document fio 3.33 prints (show_run_stats_json), the keys in its order.
+    void report_json(std::ostream& out) const;
 
     // fio's io_stat: Welford mean and variance with min and max.
     struct io_stat {
