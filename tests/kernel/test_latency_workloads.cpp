@@ -14,6 +14,7 @@
 #include "platforms/platform_loader.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
 
@@ -548,4 +549,42 @@ TEST_CASE("a periodic timer task wakes on its grid with the kernel's wakeup late
     // Expiries stay on the grid: 100 periods of 1 ms after the first, whatever the latencies were.
     CHECK(idle->timer.expiry() - idle->first == 100 * 1'000'000);
     CHECK(busy->timer.expiry() - busy->first == 100 * 1'000'000);
+}
+
+TEST_CASE("schbench -j writes upstream's JSON line with the percentiles it prints, -J names the job") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "warmsched-schbench-json";
+    fs::remove_all(dir);
+    const auto r = test::run_cli("run --platform zen3-5950x --seed 1 --out " + dir.string() +
+                                 " -- schbench -m 1 -t 4 -r 0.05 -j /x/sch.json -J nightly");
+    REQUIRE(r.status == 0);
+    std::ifstream in(dir / "sch.json"); // the results directory, under the file's name
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().rfind("{\"normal\": {\"version\": \"6.12.0-warmsched\",\"jobname\": \"nightly\",", 0) ==
+          0);
+    const auto j = nlohmann::json::parse(text.str());
+    CHECK(j.at("normal").at("cmdline") == "schbench -m 1 -t 4 -r 0.05 -j /x/sch.json -J nightly");
+    const auto& v = j.at("int");
+    // The printed blocks: "50.0th: N", "* 99.0th: N", "min=A, max=B" of the wakeup and request latencies.
+    std::smatch m;
+    const std::regex wake(
+        R"(Wakeup Latencies percentiles[^\n]*\n\t  50\.0th: (\d+)[^\n]*\n\t  90\.0th: (\d+)[^\n]*\n\t\* 99\.0th: (\d+)[^\n]*\n\t  99\.9th: (\d+)[^\n]*\n\t  min=(\d+), max=(\d+))");
+    REQUIRE(std::regex_search(r.out, m, wake));
+    CHECK(v.at("wakeup_latency_pct50.0") == std::stoul(m[1]));
+    CHECK(v.at("wakeup_latency_pct90.0") == std::stoul(m[2]));
+    CHECK(v.at("wakeup_latency_pct99.0") == std::stoul(m[3]));
+    CHECK(v.at("wakeup_latency_pct99.9") == std::stoul(m[4]));
+    CHECK(v.at("wakeup_latency_min") == std::stoul(m[5]));
+    CHECK(v.at("wakeup_latency_max") == std::stoul(m[6]));
+    CHECK(v.contains("request_latency_pct99.0"));
+    CHECK(v.contains("rps_pct50.0"));
+    CHECK(v.at("runtime") == 0.05);
+    // -j -: the same line on stdout, before the latencies.
+    const auto out = test::run_cli("run --platform zen3-5950x --seed 1 --out " + (dir / "b").string() +
+                                   " -- schbench -m 1 -t 4 -r 0.05 -j - -J nightly");
+    REQUIRE(out.status == 0);
+    const std::string first = out.out.substr(0, out.out.find('\n'));
+    CHECK(nlohmann::json::parse(first).at("int") == v);
 }

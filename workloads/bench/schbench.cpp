@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace warmsched::workloads {
@@ -41,6 +43,8 @@ std::string seconds_text(double s) {
 } // namespace
 
 struct schbench::run_state {
+    std::uint64_t end_ns = 0; // when main saw the workers joined (the JSON's "time")
+    std::string release;      // uname -r of the simulated kernel (the JSON's "version")
     schbench_options o;
     unsigned workers = 0; // per message thread
     sim_kernel* k = nullptr;
@@ -365,6 +369,7 @@ public:
                 r.combine(r.final.wakeup, r.final.request);
                 r.final.rps = r.rps;
                 r.final.requests = r.loop_count();
+                r.end_ns = ctx.now;
                 r.done = true;
                 phase_ = phase::exited;
                 return op::exit();
@@ -408,6 +413,8 @@ std::uint64_t schbench::instructions_per_request() const {
 void schbench::start(sim_kernel& k, const std::vector<bool>& allowed) {
     run_state& r = *run_;
     r.k = &k;
+    r.release = k.sched().config().kernel == scheduler::kernel_version::cfs_v5_15 ? "5.15.0-warmsched"
+                                                                                  : "6.12.0-warmsched";
     r.locking = !(o_.no_locking || o_.calibrate);
     // The three matrices (3 n^2 longs, malloc'd per worker). Per multiplication the k-loop walks m2 a
     // column at a time: n lines per column, each line serving 8 consecutive columns, so all of m2's
@@ -485,6 +492,10 @@ void schbench::report(std::ostream& out) const {
         out << "schbench: did not finish (the experiment's duration ended first)\n";
         return;
     }
+    if (o_.json_file == "-") {
+        write_json(out);
+        out << "\n";
+    }
     const auto& f = run_->final;
     const std::string secs = seconds_text(o_.runtime_s);
     f.wakeup.print(out, "Wakeup Latencies", "usec", secs, latency_histogram::for_latency,
@@ -515,7 +526,9 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         "\t-c (--cputime): warmsched: spin this many usecs per request instead of the matrix math\n"
         "\t-w (--warmuptime): how long to warmup before resetting stats (seconds, def: 0)\n"
         "\t-i (--intervaltime): interval for printing latencies (seconds, def: 10)\n"
-        "\t-z (--zerotime): interval for zeroing latencies (seconds, def: never)";
+        "\t-z (--zerotime): interval for zeroing latencies (seconds, def: never)\n"
+        "\t-j (--json) <file>: output in json format (def: false)\n"
+        "\t-J (--jobname) <name>: an optional jobname to add to the json output (def: none)";
     schbench_options o;
     bool threads_given = false;
     auto number = [](char c, const char* name, unsigned& field, long long min) {
@@ -583,8 +596,17 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         unsupported('p', "pipe", "pipe mode is not modelled"),
         unsupported('R', "rps", "the requests-per-second mode is not modelled"),
         unsupported('A', "auto-rps", "the auto-rps mode (it reads /proc/stat) is not modelled"),
-        unsupported('j', "json", "JSON output is not implemented"),
-        unsupported('J', "jobname", "it only names JSON output, which is not implemented"),
+        {'j', "json", true,
+         [&](const std::string& v) {
+             if (v.empty() || v.back() == '/') return "schbench: -j (--json): invalid file name '" + v + "'";
+             o.json_file = v;
+             return std::string();
+         }},
+        {'J', "jobname", true,
+         [&](const std::string& v) {
+             o.jobname = v;
+             return std::string();
+         }},
         help_option(0, usage),
     };
     const auto operands = parse_options("schbench", args, specs, usage);
@@ -607,6 +629,44 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         params.number("schbench", "instructions_per_iteration", m.instructions_per_iteration, 0.1, 1000);
     m.spin_check_us = params.number("schbench", "spin_check_us", m.spin_check_us, 0.01, 1000);
     return std::make_unique<schbench>(o, m, ncpus, command);
+}
+
+void schbench::write_json(std::ostream& out) const {
+    // write_json_header / write_json_stats / write_json_footer of upstream schbench, byte for byte: one
+    // line without a newline; "time" is the simulated clock from the epoch, "runtime" -r (a fraction as
+    // given: upstream's is an integer), sched_ext "disabled" (no /sys/kernel/sched_ext here).
+    std::string cmdline;
+    for (char c : command_) cmdline += c == '"' ? std::string("\\\"") : std::string(1, c);
+    out << "{\"normal\": {\"version\": \"" << run_->release << "\",";
+    if (!o_.jobname.empty()) out << "\"jobname\": \"" << o_.jobname << "\",";
+    out << "\"hostname\": \"warmsched\",\"sched_ext\": \"disabled\",\"cmdline\": \"" << cmdline << "\"},"
+        << "\"int\": {\"time\": " << run_->end_ns / 1'000'000'000;
+    const auto stats = [&](const latency_histogram& h, const char* label) {
+        const auto pcts = h.compute();
+        std::string text;
+        if (pcts.empty()) return text;
+        char b[96];
+        for (std::size_t i = 0; i < pcts.size(); ++i) {
+            std::snprintf(b, sizeof b, "%s\"%s_pct%2.1f\": %u", i ? ", " : "", label, pcts[i].pct,
+                          pcts[i].value);
+            text += b;
+        }
+        return text + ", \"" + label + "_min\": " + std::to_string(h.min()) + ",\"" + label +
+               "_max\": " + std::to_string(h.max());
+    };
+    // Upstream writes ", " between the blocks even when one is empty (no samples), which breaks the
+    // JSON; an empty block is left out here.
+    const auto& f = run_->final;
+    for (const std::string& block :
+         {stats(f.wakeup, "wakeup_latency"), stats(f.request, "request_latency"), stats(f.rps, "rps")})
+        if (!block.empty()) out << ", " << block;
+    out << ", \"runtime\": " << seconds_text(o_.runtime_s) << "}}";
+}
+
+void schbench::write_files(const std::string& dir) const {
+    if (o_.json_file.empty() || o_.json_file == "-") return;
+    std::ofstream out(std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename());
+    write_json(out);
 }
 
 } // namespace warmsched::workloads

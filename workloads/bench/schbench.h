@@ -62,6 +62,8 @@ struct schbench_options {
     std::vector<bool> worker_cpus;     // -W (empty: not pinned)
     bool auto_pin = false;             // -M auto / -W auto
     bool workers_defaulted = false;    // -t not given: "setting worker threads to N" is printed
+    std::string json_file;             // -j FILE: the JSON summary ("-": on stdout, before the latencies)
+    std::string jobname;               // -J: named in the JSON
 };
 
 // What is not on schbench's command line (experiment-file keys; docs/workloads.md).
@@ -86,6 +88,9 @@ public:
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override;
     void report(std::ostream& out) const override;
+    // -j FILE: upstream's write_json_header/stats/footer, into the results directory under FILE's name.
+    void write_files(const std::string& dir) const override;
+    void write_json(std::ostream& out) const;
 
     const schbench_options& options() const { return o_; }
     const schbench_model& model() const { return m_; }
