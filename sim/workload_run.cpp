@@ -82,6 +82,13 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     }
     // The measured interval starts with the workloads (there is no warm-up phase before it).
     const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
+    if (!e.duration_ns)
+        for (const auto& w : ws)
+            if (const std::string why = w.w->runs_until_stopped(); !why.empty())
+                throw config::config_error(config::origin{"<command line>", 0, 0}, "duration",
+                                           w.w->command() + ": " + why +
+                                               ": give the run an end (-p duration=2s, or duration: in the "
+                                               "experiment)");
     k.run(e.duration_ns);
     if (!k.sched().policy_error().empty()) { // the run stopped there: nothing of it is written
         char at[64];

@@ -23,6 +23,9 @@ public:
     // Did it run to completion?
     virtual bool finished() const = 0;
     virtual void report(std::ostream& out) const = 0;
+    // Why the workload never ends by itself (rt-app with no duration and a thread looping forever: the
+    // real one runs until Ctrl+C), or "" if it ends. A run needs an end: the experiment's duration.
+    virtual std::string runs_until_stopped() const { return {}; }
     // Writes the tool's own output files (rt-app's per-thread logs, ...) into the run's results directory.
     virtual void write_files(const std::string& dir) const { (void)dir; }
     // cgroup v2 paths its own configuration moves tasks into (rt-app's "taskgroup"), each with where it

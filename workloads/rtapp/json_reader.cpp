@@ -32,61 +32,6 @@ std::size_t skip_blanks_and_comments(const std::string& s, std::size_t i) {
     return i;
 }
 
-// Where each object of the document is (its path from the root), to name a duplicate key.
-struct key_tracker {
-    struct frame {
-        bool array = false;
-        std::set<std::string> keys;
-        std::string key; // the member being parsed (objects)
-        std::size_t index = 0;
-    };
-    std::vector<frame> stack;
-    std::string duplicate, duplicate_in;
-
-    std::string path_of_top() const {
-        std::string p;
-        for (std::size_t i = 0; i + 1 < stack.size(); ++i) {
-            if (stack[i].array)
-                p += "[" + std::to_string(stack[i].index) + "]";
-            else
-                p += (p.empty() ? "" : ".") + stack[i].key;
-        }
-        return p;
-    }
-    void element_done() {
-        if (!stack.empty() && stack.back().array) ++stack.back().index;
-    }
-    bool operator()(int, json::parse_event_t ev, json& parsed) {
-        switch (ev) {
-        case json::parse_event_t::object_start:
-            stack.push_back({});
-            break;
-        case json::parse_event_t::array_start:
-            stack.push_back({});
-            stack.back().array = true;
-            break;
-        case json::parse_event_t::key: {
-            const std::string k = parsed.get<std::string>();
-            if (!stack.back().keys.insert(k).second && duplicate.empty()) {
-                duplicate = k;
-                duplicate_in = path_of_top();
-            }
-            stack.back().key = k;
-            break;
-        }
-        case json::parse_event_t::object_end:
-        case json::parse_event_t::array_end:
-            stack.pop_back();
-            element_done();
-            break;
-        case json::parse_event_t::value:
-            element_done();
-            break;
-        }
-        return true;
-    }
-};
-
 } // namespace
 
 std::string blank_trailing_commas(const std::string& text) {
@@ -111,11 +56,56 @@ std::string blank_trailing_commas(const std::string& text) {
     return s;
 }
 
+std::string number_duplicate_keys(const std::string& text) {
+    struct frame {
+        bool object = false;
+        std::set<std::string> keys;
+        unsigned curid = 1; // workgen's counter: per object, it only grows
+    };
+    std::vector<frame> stack;
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '"') {
+            std::size_t end = i + 1;
+            while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+            const std::string key = text.substr(i + 1, std::min(end, text.size()) - i - 1);
+            const std::size_t next = skip_blanks_and_comments(text, end + 1);
+            if (!stack.empty() && stack.back().object && next < text.size() && text[next] == ':') {
+                frame& f = stack.back();
+                std::string k = key;
+                if (f.keys.count(k)) { // workgen: key + curid, the counter moving on past names in use
+                    k = key + std::to_string(f.curid);
+                    while (f.keys.count(k)) k = key + std::to_string(++f.curid);
+                }
+                f.keys.insert(k);
+                out += '"' + k + '"';
+            } else {
+                out.append(text, i, std::min(end + 1, text.size()) - i);
+            }
+            i = end + 1;
+            continue;
+        }
+        if (c == '/' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '*')) {
+            const std::size_t after = skip_blanks_and_comments(text, i);
+            out.append(text, i, after - i);
+            i = after;
+            continue;
+        }
+        if (c == '{' || c == '[') stack.push_back({c == '{', {}, 1});
+        if ((c == '}' || c == ']') && !stack.empty()) stack.pop_back();
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
 json parse_json_text(const std::string& text, const std::string& source, const std::string& tool) {
-    key_tracker keys;
     json doc;
     try {
-        doc = json::parse(blank_trailing_commas(text), std::ref(keys), true, true);
+        doc = json::parse(blank_trailing_commas(number_duplicate_keys(text)), nullptr, true, true);
     } catch (const json::parse_error& e) {
         // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
         static const std::regex where(R"(at line (\d+), column (\d+): (.*))");
@@ -137,11 +127,6 @@ json parse_json_text(const std::string& text, const std::string& source, const s
         throw usage_error(tool + ": " + source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                           ": malformed JSON: " + what);
     }
-    if (!keys.duplicate.empty())
-        throw usage_error(
-            tool + ": " + source + ": " + (keys.duplicate_in.empty() ? "(top level)" : keys.duplicate_in) +
-            ": duplicate key \"" + keys.duplicate +
-            "\" (rt-app's parser keeps only the last one; number repeated events: run0, run1, ...)");
     return doc;
 }
 

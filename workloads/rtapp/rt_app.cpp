@@ -185,6 +185,19 @@ std::string rt_app::log_file_text(int ind) const {
     return text;
 }
 
+std::string rt_app::runs_until_stopped() const {
+    const rtapp::config& c = w_->cfg;
+    if (c.global.duration_s > 0) return {};
+    for (const auto& t : c.tasks) {
+        if (t.loop == -1)
+            return t.path + " loops forever and global.duration is not set (rt-app runs until Ctrl+C)";
+        for (const auto& ph : t.phases)
+            if (ph.loop == -1)
+                return ph.path + " loops forever and global.duration is not set (rt-app runs until Ctrl+C)";
+    }
+    return {};
+}
+
 void rt_app::write_files(const std::string& dir) const {
     const world& w = *w_;
     if (w.cfg.global.log_disabled) return;

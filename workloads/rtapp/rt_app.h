@@ -43,6 +43,7 @@ public:
     bool finished() const override { return w_->main_done; }
     void report(std::ostream& out) const override;
     void write_files(const std::string& dir) const override;
+    std::string runs_until_stopped() const override;
     // The tasks' "taskgroup" paths; each thread of such a task moves itself into its group when it starts.
     std::vector<std::pair<std::string, std::string>> cgroups_named() const override;
     void use_cgroups(const scheduler::cgroup_tree& tree) override;

@@ -90,6 +90,8 @@ struct sched_given {
     policy pol = policy::other;
     int priority = 0;
     std::string policy_path, priority_path;
+    long long runtime_us = 0; // dl-runtime: SCHED_DEADLINE's runtime, or a fair thread's custom slice
+    std::string runtime_path;
 };
 
 struct parser {
@@ -238,10 +240,12 @@ struct parser {
             } else if (key == "mem_buffer_size") {
                 o.mem_buffer_size =
                     static_cast<std::uint64_t>(integer(v, path, 64, INT_MAX, "a buffer size in bytes"));
+            } else if (key == "frag") {
+                integer(v, path, 0, INT_MAX, "an integer"); // rt-app reads no such key: it is ignored
             } else {
                 fail(path, "unknown key (global keys: duration, calibration, default_policy, pi_enabled, "
                            "lock_pages, logdir, log_basename, log_size, ftrace, gnuplot, io_device, "
-                           "mem_buffer_size, cumulative_slack)");
+                           "mem_buffer_size, cumulative_slack, frag)");
             }
         }
     }
@@ -446,7 +450,10 @@ struct parser {
             sched.has_priority = true;
             sched.priority = static_cast<int>(integer(v, path, INT_MIN, INT_MAX));
             sched.priority_path = path;
-        } else if (key == "dl-runtime" || key == "dl-period" || key == "dl-deadline") {
+        } else if (key == "dl-runtime") {
+            sched.runtime_us = integer(v, path, 0, INT_MAX, "microseconds");
+            sched.runtime_path = path;
+        } else if (key == "dl-period" || key == "dl-deadline") {
             integer(v, path, 0, INT_MAX, "microseconds");
             dl_keys.push_back(path);
         } else if (key == "taskgroup") {
@@ -509,6 +516,11 @@ struct parser {
                 if (key == "loop") loop_given = true;
             } else {
                 event e;
+                if (key == "exec" || key == "lock_order" || key == "resources")
+                    fail(kp, "rt-app's legacy grammar (exec, period, lock_order and resources in a task, as "
+                             "doc/examples/merge and taskset.json have it), which current rt-app no longer "
+                             "reads (it logs \"Unknown or mismatch ... event type\" and ignores the key): "
+                             "write run, sleep, lock and unlock events");
                 if (!parse_event(key, val, kp, index, e))
                     fail(kp,
                          "unknown key (task keys: instance, delay, loop, phases, policy, priority, cpus, "
@@ -526,6 +538,17 @@ struct parser {
             task_sched.has_policy ? task_sched.policy_path : path + " (global.default_policy)";
         t.priority = task_sched.has_priority ? task_sched.priority : default_priority(t.pol);
         check_priority(t.pol, t.priority, task_sched.has_priority ? task_sched.priority_path : path);
+        // dl-runtime on a fair thread: rt-app passes it as sched_attr::sched_runtime, which v6.12 takes as
+        // the thread's custom slice (clamped to 0.1-100 ms); on SCHED_DEADLINE it is the runtime.
+        if (task_sched.runtime_us) {
+            if (t.pol == policy::other || t.pol == policy::batch)
+                t.custom_slice_ns = static_cast<std::uint64_t>(task_sched.runtime_us) * 1000;
+            else if (t.pol != policy::deadline)
+                fail(task_sched.runtime_path,
+                     std::string("dl-runtime is SCHED_DEADLINE's runtime or, on SCHED_OTHER and SCHED_BATCH, "
+                                 "v6.12's custom slice; the thread's policy is ") +
+                         policy_name(t.pol));
+        }
         if (has_cpus && !has_phases) {
             t.cpus = cpus;
             t.cpus_text = cpus_text;
@@ -584,6 +607,10 @@ struct parser {
                                   policy_name(t.pol) + " " + std::to_string(t.priority) +
                                   ") is not modelled yet");
                 }
+                if (ps.runtime_us && static_cast<std::uint64_t>(ps.runtime_us) * 1000 != t.custom_slice_ns &&
+                    t.pol != policy::deadline)
+                    later(ps.runtime_path, "changing a running thread's custom slice between phases "
+                                           "(sched_setattr) is not modelled yet");
                 phase_cpus.push_back(p_has_cpus ? p_cpus : (has_cpus ? cpus : std::vector<bool>{}));
                 phase_cpus_text.push_back(p_has_cpus ? p_cpus_text : cpus_text);
                 phase_cpus_path.push_back(p_has_cpus ? pp + ".cpus" : pp);

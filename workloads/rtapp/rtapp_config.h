@@ -84,6 +84,7 @@ struct task {
     std::vector<bool> cpus; // empty: inherit rt-app's affinity
     std::string cpus_text;  // as rt-app prints it, "-" when unset
     int mem_buffer = -1;    // the task's own buffer (mem, memrun without ref), if any
+    std::uint64_t custom_slice_ns = 0;     // dl-runtime on SCHED_OTHER/BATCH: v6.12's custom slice (0: none)
     std::string taskgroup, taskgroup_path; // "taskgroup" (a cgroup path) and where it was given; empty: none
 };
 

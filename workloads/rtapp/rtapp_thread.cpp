@@ -58,6 +58,7 @@ std::shared_ptr<spawn_spec> rtapp_thread::spec(const std::shared_ptr<world>& w, 
     s->nice = t.pol == policy::other || t.pol == policy::batch ? t.priority : 0;
     s->rt_priority = t.pol == policy::fifo || t.pol == policy::rr ? t.priority : 0; // sched_priority
     s->allowed = t.cpus;
+    s->custom_slice = t.custom_slice_ns; // sched_setattr(sched_runtime); CFS (v5.15) has no such slice
     s->body = std::make_shared<rtapp_thread>(w, ind, forked);
     return s;
 }
