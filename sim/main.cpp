@@ -258,9 +258,12 @@ int sc_main(int argc_all, char* argv_all[]) {
 
     std::vector<std::string> compare_dirs;
     auto* compare = app.add_subcommand(
-        "compare", "Compare results directories (or --repeat directories of seed-*/ runs): an mmtests-style "
-                   "table of the workloads' metrics and key counters, Amean (Stddev) over seeds");
+        "compare", "Compare results directories (or --repeat directories of seed-*/ runs): the workloads' "
+                   "metrics and key counters over seeds, in mmtests' compare-kernels layout");
     compare->add_option("dirs", compare_dirs, "Results directories; the first is the baseline")->required();
+    bool compare_wide = false;
+    compare->add_flag("--wide", compare_wide,
+                      "warmsched's wider view: full metric names, Amean (Stddev) in one cell, 6 digits");
 
     std::vector<std::string> plot_args;
     bool plot_is_sweep = false;
@@ -382,7 +385,9 @@ int sc_main(int argc_all, char* argv_all[]) {
             ts.overrides.insert(ts.overrides.end(), twin_overrides.begin(), twin_overrides.end());
             return twin::run_twin(ts, std::cout);
         }
-        if (*compare) return sim::print_comparison(std::cout, compare_dirs);
+        if (*compare)
+            return compare_wide ? sim::print_comparison_wide(std::cout, compare_dirs)
+                                : sim::print_comparison(std::cout, compare_dirs);
         if (*plot) {
             if (!plot_is_sweep) {
                 if (plot_args.size() != 1)

@@ -20,9 +20,13 @@ namespace fs = std::filesystem;
 namespace warmsched::twin {
 namespace {
 
-std::string guest_scripts_dir() { return (fs::path(WARMSCHED_SOURCE_DIR) / "twin" / "guest").string(); }
+std::string guest_scripts_dir() {
+    return (fs::path(WARMSCHED_SOURCE_DIR) / "twin" / "guest").string();
+}
 
-std::string runner_binary() { return (fs::path(kernels_dir()).parent_path() / "twin_runner").string(); }
+std::string runner_binary() {
+    return (fs::path(kernels_dir()).parent_path() / "twin_runner").string();
+}
 
 std::string last_line(const std::string& text) {
     std::string last;
@@ -80,22 +84,24 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
         std::ofstream(f) << text;
     }
     const std::string initrd = (work / "initrd.gz").string();
-    std::vector<std::string> pack = {"sh", guest_scripts_dir() + "/make-initramfs.sh", initrd, runner_binary(),
-                                     (work / "run").string()};
+    std::vector<std::string> pack = {"sh", guest_scripts_dir() + "/make-initramfs.sh", initrd,
+                                     runner_binary(), (work / "run").string()};
     pack.insert(pack.end(), r.tools.begin(), r.tools.end());
     run_tool(pack, (work / "initramfs.log").string(), "packing the guest's initramfs");
 
     const std::string console = (fs::path(twin_dir) / "console.txt").string();
     const std::string results = (work / "results.tgz").string();
-    std::vector<std::string> argv = {qemu, "-M", "q35", "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel"};
+    std::vector<std::string> argv = {
+        qemu, "-M", "q35", "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel"};
     for (auto& a : qemu_topology_args(g, o.memory_mib)) argv.push_back(a);
     std::string append = "console=ttyS0 quiet panic=-1 sched_verbose schedstats=enable";
     if (!o.kernel.append.empty()) append += " " + o.kernel.append;
     if (!o.append.empty()) append += " " + o.append;
     for (const std::string& a :
-         {std::string("-kernel"), o.kernel.image, std::string("-initrd"), initrd, std::string("-append"), append,
-          std::string("-nodefaults"), std::string("-display"), std::string("none"), std::string("-serial"),
-          "file:" + console, std::string("-serial"), "file:" + results, std::string("-no-reboot")})
+         {std::string("-kernel"), o.kernel.image, std::string("-initrd"), initrd, std::string("-append"),
+          append, std::string("-nodefaults"), std::string("-display"), std::string("none"),
+          std::string("-serial"), "file:" + console, std::string("-serial"), "file:" + results,
+          std::string("-no-reboot")})
         argv.push_back(a);
     guest_times t;
     for (const auto& a : argv) t.qemu_command += (t.qemu_command.empty() ? "" : " ") + shell_quote(a);
@@ -138,20 +144,25 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
                 for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++stalls;
             if (stalls >= 3) {
                 hung = true;
-                failure = "the guest hung (" + std::to_string(stalls) +
-                          " soft-lockup and RCU-stall reports on its console: a lost timer interrupt under TCG)";
+                failure =
+                    "the guest hung (" + std::to_string(stalls) +
+                    " soft-lockup and RCU-stall reports on its console: a lost timer interrupt under TCG)";
             } else if (booted && seconds() - console_grew_s > silence_limit_s) {
                 hung = true;
-                failure = "the guest hung (its console was silent for " + std::to_string(static_cast<int>(silence_limit_s)) +
+                failure = "the guest hung (its console was silent for " +
+                          std::to_string(static_cast<int>(silence_limit_s)) +
                           " s, no heartbeat: a lost timer interrupt under TCG)";
             }
         }
         if (w == pid) break;
-        if (failure.empty() && !booted && seconds() > o.boot_timeout_s)
+        if (failure.empty() && !booted && seconds() > o.boot_timeout_s) {
+            hung = true; // a boot that stalls is booted again, as a hang after boot is
             failure = "the guest did not boot within " + std::to_string(o.boot_timeout_s) +
                       " s (console: " + (last_line(text).empty() ? "nothing" : last_line(text)) + ")";
+        }
         if (failure.empty() && seconds() > o.boot_timeout_s + o.run_timeout_s)
-            failure = "the guest did not finish within " + std::to_string(o.boot_timeout_s + o.run_timeout_s) + " s";
+            failure = "the guest did not finish within " +
+                      std::to_string(o.boot_timeout_s + o.run_timeout_s) + " s";
         if (!failure.empty()) {
             ::kill(pid, SIGKILL);
             waitpid(pid, &st, 0);

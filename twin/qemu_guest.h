@@ -4,10 +4,10 @@
 // the results directory's twin/.
 //
 // Time: QEMU's TCG without instruction counting, multi-threaded (one host thread per vCPU). The guest's
-// clock is the host's, and the guest runs 1.3x (user-space loops) to 300x (hackbench) slower than the machine it stands for, so its
-// absolute times are not the platform's; see docs/twin.md for what that means and for why -icount is
-// not used (with more than one vCPU, QEMU 7.2's round-robin icount mode stops the guest's clock at SMP
-// bring-up).
+// clock is the host's, and the guest runs 1.3x (user-space loops) to 300x (hackbench) slower than the machine
+// it stands for, so its absolute times are not the platform's; see docs/twin.md for what that means and for
+// why -icount is not used (with more than one vCPU, QEMU 7.2's round-robin icount mode stops the guest's
+// clock at SMP bring-up).
 //
 // Every wait has a timeout: a guest that has not booted in `boot_timeout_s` or not finished in
 // `run_timeout_s` is killed, and run_guest throws twin_failure with one line saying why.
@@ -31,6 +31,9 @@ struct twin_failure : std::runtime_error {
 // A guest that stopped making progress: its console repeats soft-lockup and RCU-stall reports with
 // every CPU idle ("rcu_preempt kthread timer wakeup didn't happen"): multi-threaded TCG lost a timer
 // interrupt. Seen here in about 1 boot of 20 (Linux 6.1, 4 vCPUs, 2 host cores); booting again works.
+// Also a guest that never reached its /init within the boot timeout with nothing on its (quiet)
+// console: seen 3 times in the clean-clone and local suites of 2026-12-02/03 (8 vCPUs, once while the
+// host compiled on both cores), the next boot of the same guest in 10 s.
 struct guest_hang : twin_failure {
     using twin_failure::twin_failure;
 };

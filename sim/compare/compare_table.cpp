@@ -47,7 +47,130 @@ std::string percent_cell(double base_mean, double mean, double p_value) {
     return cell;
 }
 
+namespace {
+std::vector<column> read_columns(const std::vector<std::string>& dirs, std::vector<std::string>& order) {
+    std::vector<column> cols;
+    for (const auto& d : dirs) {
+        column c;
+        c.name = fs::path(d).lexically_normal().filename().string();
+        if (c.name.empty()) c.name = fs::path(d).lexically_normal().parent_path().filename().string();
+        for (const auto& run : runs_of(d))
+            for (const auto& [metric, v] : read_run_metrics(run)) {
+                if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
+                c.samples[metric].push_back(v);
+            }
+        cols.push_back(std::move(c));
+    }
+    return cols;
+}
+} // namespace
+
+std::string metric_token(const std::string& name) {
+    std::string t;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        if (c == '(' || c == ')') continue;
+        if (c == '%') {
+            t += "pct";
+        } else if (c == ' ') {
+            if (i + 1 < name.size() && name[i + 1] == '#') continue; // "x #2" -> "x#2"
+            if (!t.empty() && t.back() != '-') t += '-';
+        } else {
+            t += c;
+        }
+    }
+    while (!t.empty() && t.back() == '-') t.pop_back();
+    return t;
+}
+
+bool higher_is_better(const std::string& name) {
+    for (const char* m : {"Trans/s", "rps", "MB/s"})
+        if (name.find(m) != std::string::npos) return true;
+    return false;
+}
+
+std::string gain_cell(double base, double v, bool higher_better, bool significant) {
+    if (base == 0) return "(    n/a)";
+    const double gain = 100 * (higher_better ? v - base : base - v) / std::fabs(base);
+    const std::string num = fmt("%7.2f", gain) + "%";
+    return significant ? "*" + num + "*" : "(" + num + ")";
+}
+
 int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
+    std::vector<std::string> order;
+    const std::vector<column> cols = read_columns(dirs, order);
+    std::size_t label = 0;
+    for (const auto& m : order) label = std::max(label, metric_token(m).size());
+    const std::size_t width = 24; // "%13.4f" and the 10-character change
+    out << std::string(10 + label, ' ');
+    for (const auto& c : cols) out << "  " << pad(c.name, width - 2); // a long name pushes the rest right
+    out << "\n";
+    auto values = [&](std::size_t i, const std::string& m) -> const std::vector<double>& {
+        static const std::vector<double> none;
+        const auto it = cols[i].samples.find(m);
+        return it == cols[i].samples.end() ? none : it->second;
+    };
+    // mmtests' blocks: Min, the mean (Hmean for a throughput, Amean otherwise; `*` where Welch's t-test
+    // gives p < 0.05 against the first column), Stddev, CoeffVar, Max. Every change is a gain: positive
+    // when the column is better than the first (higher throughput, lower time, fewer events).
+    enum class stat { min, mean, stddev, coeffvar, max };
+    const std::pair<stat, const char*> blocks[] = {{stat::min, "Min"},
+                                                   {stat::mean, ""},
+                                                   {stat::stddev, "Stddev"},
+                                                   {stat::coeffvar, "CoeffVar"},
+                                                   {stat::max, "Max"}};
+    bool first_block = true;
+    for (const auto& [which, title] : blocks) {
+        if (!first_block) out << "\n";
+        first_block = false;
+        for (const auto& m : order) {
+            const bool higher = higher_is_better(m);
+            const std::string name = which == stat::mean ? (higher ? "Hmean" : "Amean") : title;
+            out << name << std::string(10 - name.size(), ' ') << metric_token(m)
+                << std::string(label - metric_token(m).size(), ' ');
+            const auto pick = [&](const sample_summary& s) {
+                switch (which) {
+                case stat::min:
+                    return s.min;
+                case stat::mean:
+                    return higher ? s.hmean : s.amean;
+                case stat::stddev:
+                    return s.stddev;
+                case stat::coeffvar:
+                    return s.coeffvar;
+                case stat::max:
+                    break;
+                }
+                return s.max;
+            };
+            const bool better_high =
+                higher && (which == stat::min || which == stat::mean || which == stat::max);
+            const auto& base = values(0, m);
+            for (std::size_t i = 0; i < cols.size(); ++i) {
+                const auto& v = values(i, m);
+                if (v.empty() || base.empty()) {
+                    out << pad("-", width);
+                    continue;
+                }
+                const double x = pick(summarize(v)), b = pick(summarize(base));
+                const bool significant = i > 0 && which == stat::mean &&
+                                         !std::isnan(welch_p_value(base, v)) && welch_p_value(base, v) < 0.05;
+                out << pad(fmt("%13.4f", x) + " " + gain_cell(b, x, better_high, significant), width);
+            }
+            out << "\n";
+        }
+    }
+    out << "\nruns:";
+    for (const auto& c : cols) {
+        std::size_t n = 0;
+        for (const auto& [m, v] : c.samples) n = std::max(n, v.size());
+        out << " " << c.name << "=" << n;
+    }
+    out << " (gain against the first column; * : Welch's t-test p < 0.05)\n";
+    return 0;
+}
+
+int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dirs) {
     std::vector<column> cols;
     std::vector<std::string> order; // metrics in first-seen order
     for (const auto& d : dirs) {

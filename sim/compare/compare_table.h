@@ -9,9 +9,22 @@
 
 namespace warmsched::sim {
 
-// Prints the table; returns the process exit code. Throws config_error for a directory that is not a
+// Prints the table in compare-kernels' layout, so that mmtests' readers parse it: a single-token metric
+// column, values with 4 decimals, each cell's gain against the first column `(  -2.56%)`, `*  25.26%*`
+// where the mean's difference is significant; blocks Min, Amean (Hmean for throughputs), Stddev,
+// CoeffVar, Max. Returns the process exit code. Throws config_error for a directory that is not a
 // results directory.
 int print_comparison(std::ostream& out, const std::vector<std::string>& dirs);
+// `compare --wide`: warmsched's own wider view -- the metrics' full names, Amean (Stddev) in one cell,
+// 6 significant digits, the change as (new - base) / base.
+int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dirs);
+// A metric's name as one token ("hackbench Time (s)" -> "hackbench-Time-s", "other-L3 share (%)" ->
+// "other-L3-share-pct").
+std::string metric_token(const std::string& name);
+// Throughputs (Trans/s, rps, MB/s) are better higher; times and counters lower.
+bool higher_is_better(const std::string& name);
+// One change: the gain of v over base in percent (positive: better), `*...*` when significant.
+std::string gain_cell(double base, double v, bool higher_better, bool significant);
 
 // One cell of a column after the first: `value (stddev)` then the change against the base mean in
 // percent, `*` on both sides when p < 0.05 (mmtests marks significant changes so), else in brackets.

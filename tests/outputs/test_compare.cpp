@@ -3,6 +3,8 @@
 // independently from each run's report.txt and stats.json.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
 #include "sim/compare/compare_table.h"
 #include "sim/compare/sample_stats.h"
 #include "support/cli_runner.h"
@@ -43,6 +45,17 @@ TEST_CASE("summary statistics and Welch's t-test match hand-computed values") {
     CHECK(std::isnan(welch_p_value({1}, {2, 3})));
     CHECK(std::isnan(welch_p_value({1, 1}, {2, 2})));
     CHECK(percent_cell(2, 2, welch_p_value({1, 1}, {2, 2})) == "(    0.00%)");
+    // mmtests' cells: a gain, positive when better (a lower time, a higher throughput).
+    CHECK(warmsched::sim::gain_cell(2, 3, false, false) == "( -50.00%)");
+    CHECK(warmsched::sim::gain_cell(2, 3, true, true) == "*  50.00%*");
+    CHECK(warmsched::sim::gain_cell(1.3977, 1.0447, false, true) == "*  25.26%*"); // formats.md's example
+    CHECK(warmsched::sim::gain_cell(0, 3, false, false) == "(    n/a)");
+    CHECK(warmsched::sim::metric_token("hackbench Time (s)") == "hackbench-Time-s");
+    CHECK(warmsched::sim::metric_token("other-L3 share (%)") == "other-L3-share-pct");
+    CHECK(warmsched::sim::metric_token("hackbench Time (s) #2") == "hackbench-Time-s#2");
+    CHECK(warmsched::sim::metric_token("lb gained PKG/DIE") == "lb-gained-PKG/DIE");
+    CHECK(warmsched::sim::higher_is_better("tbench Throughput MB/s"));
+    CHECK_FALSE(warmsched::sim::higher_is_better("migrations"));
 }
 
 using warmsched::test::file_text;
@@ -68,7 +81,8 @@ double mean(const std::vector<double>& v) {
 }
 } // namespace
 
-TEST_CASE("compare of two repeated runs prints their per-seed means and the change") {
+TEST_CASE("compare of two repeated runs prints their per-seed means and the change, in mmtests' layout and "
+          "--wide") {
     const fs::path root = fs::temp_directory_path() / "warmsched-compare";
     fs::remove_all(root);
     for (const char* kernel : {"cfs", "eevdf"}) {
@@ -90,8 +104,48 @@ TEST_CASE("compare of two repeated runs prints their per-seed means and the chan
             CHECK(file_text(run / "config.yaml").find("seed: " + std::to_string(s)) != std::string::npos);
         }
     }
-    const auto c =
+    // The default table: mmtests' compare-kernels layout, a row a statistic and metric, every token where
+    // mmtests' readers look for it.
+    const auto mm =
         warmsched::test::run_cli("compare " + (root / "cfs").string() + " " + (root / "eevdf").string());
+    INFO(mm.out << mm.err);
+    REQUIRE(mm.status == 0);
+    {
+        std::istringstream lines(mm.out);
+        std::string line;
+        std::getline(lines, line);
+        CHECK(std::regex_match(line, std::regex(R"( +cfs +eevdf)")));
+        const std::regex row(
+            R"((Min|Amean|Hmean|Stddev|CoeffVar|Max) +(\S+)( +-?[0-9]+\.[0-9]{4} (\( *-?[0-9.]+%\)|\(    n/a\)|\* *-?[0-9.]+%\*)){2})");
+        unsigned rows = 0;
+        while (std::getline(lines, line) && line.rfind("runs:", 0) != 0) {
+            if (line.empty()) continue;
+            INFO(line);
+            CHECK(std::regex_match(line, row));
+            ++rows;
+        }
+        CHECK(rows >= 5 * 10);
+        // Amean of the migrations: the means at 4 decimals, the base's (   0.00%), the change as a gain
+        // (fewer is better: (base - new) / base), * when Welch's test says p < 0.05.
+        std::smatch m;
+        REQUIRE(std::regex_search(
+            mm.out, m,
+            std::regex(
+                R"(\nAmean     migrations +([0-9]+\.[0-9]{4}) \(   0\.00%\) +([0-9]+\.[0-9]{4}) ([*(]) *(-?[0-9.]+)%([*)])\n)")));
+        const auto a = seed_values(root / "cfs", false), b = seed_values(root / "eevdf", false);
+        char want[32];
+        std::snprintf(want, sizeof want, "%.4f", mean(a));
+        CHECK(m[1].str() == want);
+        std::snprintf(want, sizeof want, "%.4f", mean(b));
+        CHECK(m[2].str() == want);
+        CHECK(std::stod(m[4].str()) == Approx(100 * (mean(a) - mean(b)) / mean(a)).margin(0.006));
+        const double p = welch_p_value(a, b);
+        CHECK((m[3].str() == "*") == (!std::isnan(p) && p < 0.05));
+        CHECK(mm.out.find("\nAmean     hackbench-Time-s ") != std::string::npos);
+    }
+    // --wide: warmsched's own view.
+    const auto c = warmsched::test::run_cli("compare --wide " + (root / "cfs").string() + " " +
+                                            (root / "eevdf").string());
     INFO(c.out << c.err);
     REQUIRE(c.status == 0);
     CHECK(std::regex_search(c.out, std::regex(R"(^ +cfs +eevdf\n)")));

@@ -99,8 +99,10 @@ TEST_CASE("compare prints migrations by distance and cross-LLC transfers and lb 
     const auto c = run_cli("compare " + a.string() + " " + b.string());
     INFO(c.out << c.err);
     REQUIRE(c.status == 0);
-    // The Amean row of `metric`: the first column's value (one run: the value itself).
-    auto first_column = [&](const std::string& metric) {
+    // The Amean row of `metric` (compare's single-token name: its words joined by '-'): the first column's
+    // value (one run: the value itself).
+    auto first_column = [&](std::string metric) {
+        std::replace(metric.begin(), metric.end(), ' ', '-');
         std::smatch m;
         const std::regex row("\\nAmean +" + metric + R"( +([-0-9.e+]+) \()");
         REQUIRE(std::regex_search(c.out, m, row));
