@@ -17,8 +17,9 @@
 #   and (EEVDF) the task-based throttle models
 # Compared: stdout and stderr minus the wall-time line ("... s wall ..."), and the whole results
 # directory (report.txt/json, stats.txt/json, migration_report.json, config.yaml, schedstat/, trace.txt).
-# Path-only differences are normalised: the results directory in the "results:" line, and the source
-# tree of the default experiment named in config.yaml's header.
+# Path-only differences are normalised: the results directory in the "results:" line and in the
+# recorded command line (config.yaml's header, the JSON files' "run"), and the source tree of the
+# default experiment named in config.yaml's header.
 # Takes about 30 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
 # (the first 40 lines of each diff are printed), 2 on a bad invocation or a failed run.
 # Scratch files go to ${AB_OUT:-/tmp/ab_root.$$} (kept on a difference, removed otherwise).
@@ -53,6 +54,8 @@ run() {
         # the results line names the directory: make it relative so both sides match; config.yaml names
         # the default experiment by the binary's source tree (runs after --): keep only configs/...
         sed -i "s|$dir/||g" "$dir/$name.stdout" "$dir/$name.stderr"
+        # the recorded command line (config.yaml, the JSON files' "run") names the --out directory too
+        [ -d "$dir/$name" ] && grep -rlF "$dir/" "$dir/$name" | xargs -r sed -i "s|$dir/||g"
         [ -f "$dir/$name/config.yaml" ] && sed -i 's|^# Experiment: .*/configs/|# Experiment: configs/|' "$dir/$name/config.yaml"
         if [ $rc -ne 0 ]; then
             echo "FAILED   $name ($side exit $rc): $(head -1 "$dir/$name.stderr")"

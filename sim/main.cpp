@@ -5,6 +5,7 @@
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "sim/compare/compare_table.h"
+#include "sim/provenance.h"
 #include "sim/experiment.h"
 #include "sim/plots/run_plots.h"
 #include "sim/probe_suite.h"
@@ -146,6 +147,7 @@ std::vector<std::string> run_overrides_of(const std::string& platform, const std
 } // namespace
 
 int sc_main(int argc_all, char* argv_all[]) {
+    sim::set_command_line(argc_all, argv_all);
     // Everything after "--" is the workload command line, written as the real tool is invoked.
     sim::command_workload command;
     int argc = argc_all;

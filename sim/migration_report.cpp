@@ -202,7 +202,8 @@ nlohmann::ordered_json tally_json(const tally_view& t) {
 }
 } // namespace
 
-void write_migration_report_json(std::ostream& out, const stats::group& kernel) {
+void write_migration_report_json(std::ostream& out, const stats::group& kernel,
+                                 const nlohmann::ordered_json& run) {
     using json = nlohmann::ordered_json;
     const stats::group& cost = kernel.at("migrationCost");
     auto with_per = [](json row, std::uint64_t n, const tally_view& t) {
@@ -225,13 +226,14 @@ void write_migration_report_json(std::ostream& out, const stats::group& kernel) 
             kernel.at("stacking").count(std::string("evictedBy::") + evictor_key(p));
     json stacking = tally_json(tally_view(kernel.at("stacking")));
     stacking["evicted_by"] = evicted_by;
-    const json doc = {
-        {"set_sampling", cost.count("setSampling")},
-        {"classes", classes},
-        {"all", with_per({{"migrations", cost.count("migrations")}, {"refill", tally_json(all)}},
-                         cost.count("migrations"), all)},
-        {"unattributed", tally_json(tally_view(cost.at("unattributed")))},
-        {"stacking", stacking}};
+    json doc = json::object();
+    if (!run.is_null()) doc["run"] = run;
+    doc["set_sampling"] = cost.count("setSampling");
+    doc["classes"] = classes;
+    doc["all"] = with_per({{"migrations", cost.count("migrations")}, {"refill", tally_json(all)}},
+                          cost.count("migrations"), all);
+    doc["unattributed"] = tally_json(tally_view(cost.at("unattributed")));
+    doc["stacking"] = stacking;
     out << doc.dump(2) << "\n";
 }
 

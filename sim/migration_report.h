@@ -8,6 +8,8 @@
 #include "base/stats/stats_group.h"
 #include "workloads/kernel/migration_cost.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace warmsched::sim {
@@ -20,6 +22,7 @@ void add_migration_stats(stats::group& kernel, const workloads::migration_cost& 
 void print_migration_report(std::ostream& out, const stats::group& kernel);
 // The same report as JSON (migration_report.json): the classes the text prints, each with its count and
 // refill misses by origin and stall (us), the total, the unattributed misses and the stacking cost.
-void write_migration_report_json(std::ostream& out, const stats::group& kernel);
+void write_migration_report_json(std::ostream& out, const stats::group& kernel,
+                                 const nlohmann::ordered_json& run = nullptr); // run: the provenance, first
 
 } // namespace warmsched::sim

@@ -14,6 +14,7 @@
 #include "sim/outputs/vcd_writer.h"
 #include "sim/plots/run_plots.h"
 #include "sim/plots/timeline_data.h"
+#include "sim/provenance.h"
 #include "sim/run_summary.h"
 #include "workloads/cli/command_line.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -136,6 +137,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     {
         std::ofstream cfg(fs::path(out_dir) / "config.yaml");
         cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
+            << (command_line().empty() ? "" : "# Command line: " + command_line() + "\n")
             << "# Experiment: " << e.source
             << (e.workloads_from_command_line ? " (its workloads replaced by the command line after --)" : "")
             << "\n"
@@ -146,17 +148,17 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         std::ofstream txt(fs::path(out_dir) / "stats.txt");
         stats::write_text(txt, registry);
         std::ofstream json(fs::path(out_dir) / "stats.json");
-        stats::write_json(json, registry);
+        stats::write_json(json, registry, run_provenance(e));
     }
     write_schedstat_dir(out_dir, schedstat_start, k);
     if (cgroups) write_cpu_stat_files(out_dir, *cgroups); // cgroup/<path>/cpu.stat
     {
         std::ofstream rj(fs::path(out_dir) / "report.json");
-        write_report_json(rj, outputs);
+        write_report_json(rj, outputs, run_provenance(e));
     }
     if (k.migration_costs()) {
         std::ofstream mj(fs::path(out_dir) / "migration_report.json");
-        write_migration_report_json(mj, kernel_stats);
+        write_migration_report_json(mj, kernel_stats, run_provenance(e));
     }
     std::string files = trace ? ", trace.txt" : "";
     if (trace) {
@@ -165,7 +167,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
     }
     if (timeline && e.trace.enabled && e.trace.chrome) {
         std::ofstream tj(fs::path(out_dir) / "trace.json");
-        write_chrome_trace(tj, *timeline);
+        write_chrome_trace(tj, *timeline, run_provenance(e));
         files += ", trace.json";
     }
     if (timeline && e.trace.vcd) {

@@ -23,12 +23,14 @@ void write_text(std::ostream& out, const group& root) {
     out << "\n---------- End Simulation Statistics   ----------\n";
 }
 
-void write_json(std::ostream& out, const group& root) {
+void write_json(std::ostream& out, const group& root, const nlohmann::ordered_json& run) {
     // One stat a line (grep finds a stat with its value), each value and string dumped by nlohmann::json:
     // integers exact, doubles at full round-trip precision, strings escaped.
     using nlohmann::json;
     const auto all = root.flatten();
-    out << "{\n  \"simulation\": [\n   {\n";
+    out << "{\n";
+    if (!run.is_null()) out << "  \"run\": " << run.dump() << ",\n";
+    out << "  \"simulation\": [\n   {\n";
     for (std::size_t i = 0; i < all.size(); ++i) {
         const scalar& s = *all[i].stat;
         json v; // null unless finite

@@ -8,11 +8,14 @@
 
 #include "base/stats/stats_group.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace warmsched::stats {
 
 void write_text(std::ostream& out, const group& root);
-void write_json(std::ostream& out, const group& root);
+// `run`, when not null, goes first as {"run": {...}, "simulation": [...]}: the run's provenance.
+void write_json(std::ostream& out, const group& root, const nlohmann::ordered_json& run = nullptr);
 
 } // namespace warmsched::stats

@@ -17,7 +17,7 @@ std::string us(scheduler::nsec t) {
 }
 } // namespace
 
-void write_chrome_trace(std::ostream& out, const sched_timeline& t) {
+void write_chrome_trace(std::ostream& out, const sched_timeline& t, const nlohmann::ordered_json& run) {
     using json = nlohmann::ordered_json;
     // One event per line; numbers for ts/dur are spliced in as text to keep ns resolution exact.
     bool first = true;
@@ -84,7 +84,9 @@ void write_chrome_trace(std::ostream& out, const sched_timeline& t) {
                {"name", "cpu" + std::to_string(l.cpu) + " nr_running"},
                {"args", {{"nr_running", l.nr_running}}}},
               us(l.t));
-    out << "\n]}\n";
+    out << "\n]";
+    if (!run.is_null()) out << ",\"otherData\":" << run.dump();
+    out << "}\n";
 }
 
 } // namespace warmsched::sim

@@ -14,10 +14,14 @@
 
 #include "sim/outputs/sched_timeline.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace warmsched::sim {
 
-void write_chrome_trace(std::ostream& out, const sched_timeline& t);
+// `run` (the provenance), when not null, goes into the format's "otherData".
+void write_chrome_trace(std::ostream& out, const sched_timeline& t,
+                        const nlohmann::ordered_json& run = nullptr);
 
 } // namespace warmsched::sim

@@ -7,7 +7,8 @@
 
 namespace warmsched::sim {
 
-void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads) {
+void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads,
+                       const nlohmann::ordered_json& run) {
     using json = nlohmann::ordered_json;
     json list = json::array();
     std::string all;
@@ -20,7 +21,11 @@ void write_report_json(std::ostream& out, const std::vector<workload_output>& wo
     // Over the whole report, as compare reads it: a metric of a second workload of one tool gets "#2".
     json metrics = json::object();
     for (const auto& [name, value] : parse_report_metrics(all)) metrics[name] = value;
-    out << json{{"workloads", list}, {"metrics", metrics}}.dump(2) << "\n";
+    json doc;
+    if (!run.is_null()) doc["run"] = run;
+    doc["workloads"] = list;
+    doc["metrics"] = metrics;
+    out << doc.dump(2) << "\n";
 }
 
 } // namespace warmsched::sim

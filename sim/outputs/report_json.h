@@ -6,6 +6,8 @@
 // "output" as text).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 #include <utility>
@@ -18,6 +20,7 @@ struct workload_output {
     std::string output;  // what its report printed
 };
 
-void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads);
+void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads,
+                       const nlohmann::ordered_json& run = nullptr); // run: the provenance, first
 
 } // namespace warmsched::sim

@@ -80,7 +80,8 @@ TEST_CASE("stats.txt has gem5's layout and stats.json the same stats") {
     CHECK(stats > 100);
     CHECK(occurrences(json, "\"value\":") == stats);
     CHECK(occurrences(json, "{") == occurrences(json, "}"));
-    CHECK(json.rfind("{\n  \"simulation\": [", 0) == 0);
+    CHECK(json.rfind("{\n  \"run\": {\"command_line\":", 0) == 0); // the provenance, then the stats
+    CHECK(json.find("},\n  \"simulation\": [\n") != std::string::npos);
 }
 
 TEST_CASE("stats are exact integers, and every cache level's counters are there and add up") {
