@@ -1,6 +1,8 @@
 // Experiment reading and running; see experiment.h.
 #include "sim/experiment.h"
 
+#include <sstream>
+
 #include "models/system/machine.h"
 #include "platforms/config/config_reader.h"
 #include "platforms/platform_catalog.h"
@@ -84,6 +86,23 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     kernel.finish();
     e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
     e.migration_cost = r.boolean("migration_cost", true);
+    {
+        // "15,17" (the default: v5.15's layout and the newest), any of 15, 16 (v6.6-v6.12) and 17 (v6.13).
+        const std::string v = r.text("schedstat_versions", "15,17");
+        e.schedstat_versions.clear();
+        std::stringstream list(v);
+        bool ok = !v.empty();
+        for (std::string item; ok && std::getline(list, item, ',');) {
+            const unsigned n = item == "15" ? 15 : item == "16" ? 16 : item == "17" ? 17 : 0;
+            ok = n && std::find(e.schedstat_versions.begin(), e.schedstat_versions.end(), n) ==
+                          e.schedstat_versions.end();
+            if (ok) e.schedstat_versions.push_back(n);
+        }
+        if (!ok || v.back() == ',')
+            r.error("schedstat_versions",
+                    "expected a comma-separated list of 15, 16 and 17, each once (e.g. 16 or 15,17), got '" +
+                        v + "'");
+    }
     e.plot = r.boolean("plot", false);
     {
         auto t = r.child("trace");

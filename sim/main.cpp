@@ -5,10 +5,10 @@
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "sim/compare/compare_table.h"
-#include "sim/provenance.h"
 #include "sim/experiment.h"
 #include "sim/plots/run_plots.h"
 #include "sim/probe_suite.h"
+#include "sim/provenance.h"
 #include "sim/repeated_runs.h"
 #include "sim/topology_report.h"
 #include "twin/guest_settings.h"
@@ -246,6 +246,10 @@ int sc_main(int argc_all, char* argv_all[]) {
     run->add_flag("--vcd", run_vcd,
                   "Write trace.vcd (per-CPU pid, run-queue length, cache misses) and trace.vcd.filter "
                   "(GTKWave translate filter: pid -> task name)");
+    std::string run_schedstat_versions;
+    run->add_option("--schedstat-version", run_schedstat_versions,
+                    "/proc/schedstat layouts to write: 15 (v5.15), 16 (v6.6-v6.12), 17 (v6.13), as a list "
+                    "(default 15,17; = -p schedstat_versions=LIST)");
     run->add_flag("--plot", run_plot, "Draw plots/ with gnuplot after the run (PNG and SVG; = -p plot=true)");
     run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
     std::optional<unsigned> run_repeat;
@@ -417,6 +421,7 @@ int sc_main(int argc_all, char* argv_all[]) {
             if (!run_trace_format.empty()) o.push_back("trace.formats=" + run_trace_format);
             if (run_vcd) o.push_back("trace.vcd=true");
             if (run_plot) o.push_back("plot=true");
+            if (!run_schedstat_versions.empty()) o.push_back("schedstat_versions=" + run_schedstat_versions);
             if (!run_trace_window.empty()) {
                 const auto w = sim::parse_trace_window(run_trace_window, "--trace-window");
                 o.push_back("trace.start=" + std::to_string(w.first) + "ns");

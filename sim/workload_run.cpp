@@ -82,7 +82,7 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
                 k.sched().attach_task(k.tasks()[t]->t, g, k.now());
     }
     // The measured interval starts with the workloads (there is no warm-up phase before it).
-    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now());
+    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
     if (!e.duration_ns)
         for (const auto& w : ws)
             if (const std::string why = w.w->runs_until_stopped(); !why.empty())

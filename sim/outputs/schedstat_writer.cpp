@@ -31,7 +31,7 @@ void domain_line(std::ostream& out, const scheduler::sched_domain& sd, unsigned 
     if (version >= 17) out << sd.name << ' ';
     out << cpumask_hex(sd.span(), nr_cpu_ids);
     char b[512];
-    for (auto it : version >= 17 ? v17_order : v15_order) {
+    for (auto it : version >= 16 ? v17_order : v15_order) { // 16: 17's order, 15's 8 fields
         if (version >= 17)
             std::snprintf(b, sizeof b, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
                           ull(st.lb_count[it]), ull(st.lb_balanced[it]), ull(st.lb_failed[it]),
@@ -152,11 +152,15 @@ void write_proc_pid_sched(std::ostream& out, const scheduler::task& t, unsigned 
     count_line(out, "prio", t.prio());
 }
 
-schedstat_snapshot take_schedstat(const scheduler::scheduler& s, nsec now) {
-    std::ostringstream v15, v17;
-    write_proc_schedstat(v15, s, 15, now);
-    write_proc_schedstat(v17, s, 17, now);
-    return {v15.str(), v17.str()};
+schedstat_snapshot take_schedstat(const scheduler::scheduler& s, nsec now,
+                                  const std::vector<unsigned>& versions) {
+    schedstat_snapshot snap;
+    for (unsigned v : versions) {
+        std::ostringstream text;
+        write_proc_schedstat(text, s, v, now);
+        snap.text[v] = text.str();
+    }
+    return snap;
 }
 
 void write_schedstat_dir(const std::string& dir, const schedstat_snapshot& start,
@@ -164,11 +168,13 @@ void write_schedstat_dir(const std::string& dir, const schedstat_snapshot& start
     namespace fs = std::filesystem;
     const fs::path d = fs::path(dir) / "schedstat";
     fs::create_directories(d);
-    const schedstat_snapshot end = take_schedstat(k.sched(), k.now());
-    std::ofstream(d / "v15-start.txt") << start.v15;
-    std::ofstream(d / "v17-start.txt") << start.v17;
-    std::ofstream(d / "v15-end.txt") << end.v15;
-    std::ofstream(d / "v17-end.txt") << end.v17;
+    std::vector<unsigned> versions;
+    for (const auto& [v, text] : start.text) versions.push_back(v);
+    const schedstat_snapshot end = take_schedstat(k.sched(), k.now(), versions);
+    for (unsigned v : versions) {
+        std::ofstream(d / ("v" + std::to_string(v) + "-start.txt")) << start.text.at(v);
+        std::ofstream(d / ("v" + std::to_string(v) + "-end.txt")) << end.text.at(v);
+    }
     std::map<int, unsigned> threads; // live tasks per tgid
     for (const auto& t : k.tasks())
         if (t->t.state != scheduler::task_state::dead) ++threads[t->t.tgid];

@@ -10,8 +10,10 @@
 
 #include "scheduler/core/scheduler.h"
 
+#include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace warmsched::workloads {
 class sim_kernel;
@@ -34,14 +36,16 @@ void write_proc_pid_schedstat(std::ostream& out, const scheduler::task& t);
 // (`%-45s:%21Ld` for counts, `%-45s:%14Ld.%06ld` for times in ms). `nr_threads`: tasks in its tgid.
 void write_proc_pid_sched(std::ostream& out, const scheduler::task& t, unsigned nr_threads);
 
-// The two /proc/schedstat layouts at one moment (the start of the measured interval).
+// /proc/schedstat in the layouts asked for (15, 16, 17) at one moment (the start of the measured
+// interval).
 struct schedstat_snapshot {
-    std::string v15, v17;
+    std::map<unsigned, std::string> text; // by version
 };
-schedstat_snapshot take_schedstat(const scheduler::scheduler& s, scheduler::nsec now);
+schedstat_snapshot take_schedstat(const scheduler::scheduler& s, scheduler::nsec now,
+                                  const std::vector<unsigned>& versions);
 
-// DIR/schedstat/: v15-start.txt, v17-start.txt (from `start`), v15-end.txt, v17-end.txt (now), and
-// for every task of the run (exited ones too) <pid>/sched and <pid>/schedstat.
+// DIR/schedstat/: vN-start.txt (from `start`) and vN-end.txt (now) for each version of `start`, and for
+// every task of the run (exited ones too) <pid>/sched and <pid>/schedstat.
 void write_schedstat_dir(const std::string& dir, const schedstat_snapshot& start,
                          const workloads::sim_kernel& k);
 

@@ -5,15 +5,20 @@
 #include "twin/kernel_counters.h"
 #include "twin/twin_report.h"
 
+#include "support/cli_runner.h"
 #include "support/file_text.h"
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 using namespace warmsched;
 
 namespace {
 const std::string data = std::string(WARMSCHED_SOURCE_DIR) + "/tests/twin/data/";
-std::string mc(unsigned, unsigned) { return "MC"; }
+std::string mc(unsigned, unsigned) {
+    return "MC";
+}
 } // namespace
 
 TEST_CASE("a real 6.1 guest's /proc/schedstat (version 15): per-CPU and per-domain sums, and the delta") {
@@ -39,9 +44,10 @@ TEST_CASE("a real 6.1 guest's /proc/schedstat (version 15): per-CPU and per-doma
 
 TEST_CASE("version 17 names its levels and orders the blocks busy, idle, newly idle with 11 fields each") {
     // busy: lb_count 5 ... lb_gained 2 (the 8th field); idle: lb_count 7, gained 3; newly idle: 9, 4.
-    const std::string text = "version 17\ntimestamp 1\ncpu0 0 0 10 2 30 20 1000 2000 12\n"
-                             "domain0 SMT 00000003 5 0 1 0 0 0 0 2 0 0 0 7 0 0 0 0 0 0 3 0 0 0 9 0 0 0 0 0 0 4 0 0 0 "
-                             "0 0 0 0 0 0 0 0 0 11 22 33\n";
+    const std::string text =
+        "version 17\ntimestamp 1\ncpu0 0 0 10 2 30 20 1000 2000 12\n"
+        "domain0 SMT 00000003 5 0 1 0 0 0 0 2 0 0 0 7 0 0 0 0 0 0 3 0 0 0 9 0 0 0 0 0 0 4 0 0 0 "
+        "0 0 0 0 0 0 0 0 0 11 22 33\n";
     const auto s = twin::parse_schedstat(text, mc);
     REQUIRE(s.levels.size() == 1);
     CHECK(s.levels[0].name == "SMT");
@@ -59,7 +65,8 @@ TEST_CASE("version 17 names its levels and orders the blocks busy, idle, newly i
     CHECK_THROWS(twin::parse_schedstat("hello\n", mc));
 }
 
-TEST_CASE("the trace: the workload is what twin_runner forked, with its switches, migrations, wakeups and CPU time") {
+TEST_CASE("the trace: the workload is what twin_runner forked, with its switches, migrations, wakeups and "
+          "CPU time") {
     const auto t = twin::parse_trace(data + "trace-guest.txt", "twin_runner");
     REQUIRE(t.tasks.size() == 2); // 301 (exec'd hackbench) and its child 302; not twin_runner, not kworkers
     const auto& parent = t.tasks.at(301);
@@ -79,7 +86,7 @@ TEST_CASE("the trace: the workload is what twin_runner forked, with its switches
     CHECK(child.root == 301);
     CHECK(child.runtime_ns == 100'000 + 200'000);
     const auto all = twin::parse_trace(data + "trace-guest.txt", "");
-    CHECK(all.tasks.count(300) == 1); // the model's convention: every task with a pid
+    CHECK(all.tasks.count(300) == 1);     // the model's convention: every task with a pid
     CHECK(all.tasks.at(300).root == 300); // no fork event: a root
     CHECK(all.tasks.at(302).root == 300);
 }
@@ -135,4 +142,47 @@ TEST_CASE("headline figures of the tools' output") {
     REQUIRE(c);
     CHECK(c->value == 41);
     CHECK(!twin::find_headline("nothing here"));
+}
+
+TEST_CASE("run --schedstat-version writes the layouts asked for, and version 16 reads back as 15 and 17 do") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "warmsched-schedstat-versions";
+    fs::remove_all(dir);
+    const auto r = test::run_cli("run --platform zen3-5950x --seed 1 --schedstat-version 15,16,17 --out " +
+                                 dir.string() + " -- hackbench -p -g 2 -l 20");
+    REQUIRE(r.status == 0);
+    const auto text16 = test::file_text(dir / "schedstat" / "v16-end.txt");
+    CHECK(text16.rfind("version 16\n", 0) == 0);
+    // v15 and v16 lines carry no name: level k of a CPU is the k-th domain (SMT, MC, PKG on zen3).
+    const auto by_index = [](unsigned, unsigned index) {
+        return std::string(index == 0 ? "SMT" : index == 1 ? "MC" : "PKG");
+    };
+    const auto v15 = twin::parse_schedstat(test::file_text(dir / "schedstat" / "v15-end.txt"), by_index);
+    const auto v16 = twin::parse_schedstat(text16, by_index);
+    const auto v17 = twin::parse_schedstat(test::file_text(dir / "schedstat" / "v17-end.txt"), by_index);
+    CHECK(v16.version == 16);
+    REQUIRE(v16.levels.size() == 3);
+    REQUIRE(v15.levels.size() == 3);
+    REQUIRE(v17.levels.size() == 3);
+    for (unsigned l = 0; l < 3; ++l) {
+        INFO(v16.levels[l].name);
+        for (int t = 0; t < 3; ++t) { // the same counters, whichever order the blocks take
+            CHECK(v16.levels[l].lb_count[t] == v15.levels[l].lb_count[t]);
+            CHECK(v16.levels[l].lb_gained[t] == v15.levels[l].lb_gained[t]);
+            CHECK(v16.levels[l].lb_count[t] == v17.levels[l].lb_count[t]);
+        }
+        CHECK(v16.levels[l].ttwu_wake_remote == v15.levels[l].ttwu_wake_remote);
+    }
+    CHECK(v15.levels[2].lb_count[twin::lb_newidle] > 0);
+    // The default: 15 and 17, as before.
+    const auto d = test::run_cli("run --platform zen3-5950x --seed 1 --out " + (dir / "d").string() +
+                                 " -- hackbench -p -g 1 -l 5");
+    REQUIRE(d.status == 0);
+    CHECK(fs::exists(dir / "d" / "schedstat" / "v15-end.txt"));
+    CHECK(fs::exists(dir / "d" / "schedstat" / "v17-end.txt"));
+    CHECK_FALSE(fs::exists(dir / "d" / "schedstat" / "v16-end.txt"));
+    const auto bad = test::run_cli("run --schedstat-version 14 -- hackbench -p -g 1 -l 5");
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("schedstat_versions: expected a comma-separated list of 15, 16 and 17") !=
+          std::string::npos);
 }
