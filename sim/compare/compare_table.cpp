@@ -171,19 +171,8 @@ int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
 }
 
 int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dirs) {
-    std::vector<column> cols;
     std::vector<std::string> order; // metrics in first-seen order
-    for (const auto& d : dirs) {
-        column c;
-        c.name = fs::path(d).lexically_normal().filename().string();
-        if (c.name.empty()) c.name = fs::path(d).lexically_normal().parent_path().filename().string();
-        for (const auto& run : runs_of(d))
-            for (const auto& [metric, v] : read_run_metrics(run)) {
-                if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
-                c.samples[metric].push_back(v);
-            }
-        cols.push_back(std::move(c));
-    }
+    const std::vector<column> cols = read_columns(dirs, order);
     std::size_t label = 0;
     for (const auto& m : order) label = std::max(label, m.size());
     label += 10; // the statistic's name ("CoeffVar  ")

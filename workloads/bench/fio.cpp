@@ -637,6 +637,13 @@ bool fio::finished() const {
     return result_->done;
 }
 
+std::vector<fio::job_stat> fio::reported_units() const {
+    if (!o_.group_reporting) return result_->jobs;
+    job_stat g;
+    for (const auto& j : result_->jobs) g.merge(j);
+    return {g};
+}
+
 void fio::report(std::ostream& out) const {
     if (o_.json) {
         report_json(out);
@@ -658,15 +665,7 @@ void fio::report(std::ostream& out) const {
         out << "fio: (did not finish)\n";
         return;
     }
-    // The reported units: every job, or the group as one with --group_reporting.
-    std::vector<job_stat> units;
-    if (o_.group_reporting) {
-        job_stat g;
-        for (const auto& j : r.jobs) g.merge(j);
-        units.push_back(g);
-    } else {
-        units = r.jobs;
-    }
+    const std::vector<job_stat> units = reported_units();
     // Group figures (show_group_stats): aggregate bandwidth over the longest run, min/max per job.
     std::uint64_t io_bytes = 0, min_run = ~0ull, max_run = 0, min_bw = ~0ull, max_bw = 0;
     for (const auto& j : r.jobs) {
@@ -791,14 +790,7 @@ void fio::report_json(std::ostream& out) const {
     doc["timestamp"] = r.stop_ns / 1'000'000'000; // the simulated clock, from the epoch
     doc["timestamp_ms"] = r.stop_ns / 1'000'000;
     doc["time"] = ctime_of(r.stop_ns);
-    std::vector<job_stat> units;
-    if (o_.group_reporting) {
-        job_stat g;
-        for (const auto& j : r.jobs) g.merge(j);
-        units.push_back(g);
-    } else {
-        units = r.jobs;
-    }
+    const std::vector<job_stat> units = reported_units();
     std::uint64_t io_bytes = 0, max_run = 0;
     for (const auto& j : r.jobs) {
         io_bytes += j.bytes;

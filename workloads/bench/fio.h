@@ -110,6 +110,8 @@ public:
         std::string device_name;
     };
     const result& outcome() const { return *result_; }
+    // The reported units: every job, or the group as one with --group_reporting.
+    std::vector<job_stat> reported_units() const;
     const fio_options& options() const { return o_; }
 
 private:
