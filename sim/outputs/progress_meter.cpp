@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace warmsched::sim {
@@ -10,6 +11,23 @@ namespace warmsched::sim {
 progress_meter::progress_meter(std::ostream& err, std::uint64_t duration_ns)
     : err_(err), duration_ns_(duration_ns), start_(std::chrono::steady_clock::now()),
       next_print_(start_ + std::chrono::seconds(2)) {}
+
+void speed_window::add(double wall_s, double sim_s) {
+    samples_.emplace_back(wall_s, sim_s);
+    while (samples_.size() > 2 && samples_[1].first <= wall_s - window_s_) samples_.pop_front();
+}
+
+double speed_window::speed() const {
+    if (samples_.size() < 2) return 0;
+    const double wall = samples_.back().first - samples_.front().first;
+    return wall > 0 ? (samples_.back().second - samples_.front().second) / wall : 0;
+}
+
+double speed_window::eta(double total_sim_s) const {
+    const double v = speed();
+    if (v <= 0) return -1;
+    return std::max(0.0, (total_sim_s - samples_.back().second) / v);
+}
 
 bool progress_meter::wanted(int fd) {
     return ::isatty(fd) == 1;
@@ -22,13 +40,15 @@ void progress_meter::sched_tick(unsigned, scheduler::nsec now) {
     next_print_ = wall + std::chrono::seconds(1);
     const double wall_s = std::chrono::duration<double>(wall - start_).count();
     const double sim_s = static_cast<double>(now) / 1e9;
+    speed_.add(wall_s, sim_s);
     char b[200];
     if (duration_ns_ && now > 0) {
         const double total_s = static_cast<double>(duration_ns_) / 1e9;
-        const double eta = wall_s * (total_s - sim_s) / sim_s;
-        std::snprintf(b, sizeof b,
-                      "\rwarmsched: simulated %.6f of %.6f s (%.0f%%), %.1f s wall, ETA %.0f s   ", sim_s,
-                      total_s, 100.0 * sim_s / total_s, wall_s, eta > 0 ? eta : 0.0);
+        const double eta = speed_.eta(total_s);
+        char left[48] = "ETA ?"; // the first print: one sample, no speed yet
+        if (eta >= 0) std::snprintf(left, sizeof left, "ETA %.0f s", eta);
+        std::snprintf(b, sizeof b, "\rwarmsched: simulated %.6f of %.6f s (%.0f%%), %.1f s wall, %s   ",
+                      sim_s, total_s, 100.0 * sim_s / total_s, wall_s, left);
     } else {
         std::snprintf(b, sizeof b,
                       "\rwarmsched: simulated %.6f s, %.1f s wall (runs until the workloads end)   ", sim_s,
