@@ -209,6 +209,16 @@ config_node load_yaml_text(const std::string& text, const std::string& name) {
     return parse_text(text, name);
 }
 
+namespace {
+// A key segment that names a list element: decimal digits only, and small enough to be one (a 20-digit
+// index is not an error of ours to throw out of the run).
+bool list_index(const std::string& p, std::size_t& idx) {
+    if (p.empty() || p.size() > 9 || !std::all_of(p.begin(), p.end(), ::isdigit)) return false;
+    idx = static_cast<std::size_t>(std::stoul(p));
+    return true;
+}
+} // namespace
+
 void apply_override(config_node& root, const std::string& assignment) {
     const origin where{"-p " + assignment, 0, 0};
     std::size_t eq = assignment.find('=');
@@ -226,8 +236,8 @@ void apply_override(config_node& root, const std::string& assignment) {
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
         const std::string& p = parts[i];
         if (node->is_sequence()) {
-            bool numeric = std::all_of(p.begin(), p.end(), ::isdigit);
-            std::size_t idx = numeric ? std::stoul(p) : node->items().size();
+            std::size_t idx = 0;
+            const bool numeric = list_index(p, idx);
             if (!numeric || idx >= node->items().size())
                 throw config_error(where, path,
                                    "'" + p + "' is not an index of the list (0.." +
@@ -248,10 +258,10 @@ void apply_override(config_node& root, const std::string& assignment) {
         leaf = *parsed.find("value");
     }
     if (node->is_sequence()) {
-        bool numeric = std::all_of(last.begin(), last.end(), ::isdigit);
-        if (!numeric || std::stoul(last) >= node->items().size())
+        std::size_t idx = 0;
+        if (!list_index(last, idx) || idx >= node->items().size())
             throw config_error(where, path, "'" + last + "' is not an index of the list");
-        node->items()[std::stoul(last)] = leaf;
+        node->items()[idx] = leaf;
         return;
     }
     if (!node->is_map() && !node->is_null()) throw config_error(where, path, "walks into a plain value");

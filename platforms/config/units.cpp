@@ -36,7 +36,9 @@ bool split_number(const std::string& text, double& number, std::string& suffix) 
         }
     }
     if (!digits) return false;
-    number = std::stod(text.substr(start, i - start));
+    // strtod, not stod: a number beyond a double's range (1e400) comes back as inf, and the caller
+    // refuses it in one line, where stod threw std::out_of_range through the whole run.
+    number = std::strtod(text.substr(start, i - start).c_str(), nullptr);
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
     std::size_t end = text.size();
     while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
@@ -52,8 +54,19 @@ std::optional<double> parse_with(const std::string& text, const std::vector<unit
         why = std::string("expected a ") + kind + " like " + examples + ", got '" + text + "'";
         return std::nullopt;
     }
+    if (!std::isfinite(number)) {
+        why = std::string("a ") + kind + " beyond any machine's: '" + text + "'";
+        return std::nullopt;
+    }
     for (const unit& u : units)
-        if (suffix == u.name) return number * u.scale;
+        if (suffix == u.name) {
+            const double v = number * u.scale;
+            if (!std::isfinite(v)) {
+                why = std::string("a ") + kind + " beyond any machine's: '" + text + "'";
+                return std::nullopt;
+            }
+            return v;
+        }
     if (suffix.empty())
         why = std::string("a ") + kind + " needs a unit (" + examples + "), got '" + text + "'";
     else
@@ -94,11 +107,22 @@ std::optional<std::uint64_t> parse_size(const std::string& text, std::string& wh
         why = "size '" + text + "' is not a whole number of bytes";
         return std::nullopt;
     }
+    if (*v >= 18446744073709551616.0) { // 2^64: the cast below would wrap
+        why = "a size beyond any machine's: '" + text + "'";
+        return std::nullopt;
+    }
     return static_cast<std::uint64_t>(*v);
 }
 
 std::optional<double> parse_time_ps(const std::string& text, std::string& why) {
-    return parse_with(text, time_units, "time", "500ps, 85ns, 1.5us, 4ms", why);
+    auto v = parse_with(text, time_units, "time", "500ps, 85ns, 1.5us, 4ms", why);
+    // The model counts picoseconds in 64 bits: a time past 1e19 ps (about 116 days) cannot be simulated,
+    // and casting it wrapped (a duration of 1e30s ran as if none were set).
+    if (v && *v > 1e19) {
+        why = "a time beyond what a run can simulate (at most 1e7 s, about 116 days): '" + text + "'";
+        return std::nullopt;
+    }
+    return v;
 }
 
 std::optional<latency_value> parse_latency(const std::string& text, std::string& why) {

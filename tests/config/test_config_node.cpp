@@ -56,6 +56,10 @@ TEST_CASE("overrides set dotted keys, index lists, and create missing maps") {
     CHECK(root.find("memory")->find("latency")->scalar() == "80ns");
     CHECK_THROWS_WITH(apply_override(root, "core.frequency"), Catch::Contains("dotted.key=value"));
     CHECK_THROWS_WITH(apply_override(root, "caches.7.size=1KiB"), Catch::Contains("not an index"));
+    // An index too long for any list: one line, not std::stoul's out_of_range through the run.
+    CHECK_THROWS_WITH(apply_override(root, "caches.99999999999999999999.size=1MiB"),
+                      Catch::Contains("not an index"));
+    CHECK_THROWS_WITH(apply_override(root, "caches.99999999999999999999=1"), Catch::Contains("not an index"));
     CHECK_THROWS_WITH(apply_override(root, "core.frequency.x=1"), Catch::Contains("plain value"));
 }
 

@@ -58,3 +58,15 @@ TEST_CASE("formatting round-trips through the parsers") {
     CHECK(*parse_frequency(format_frequency(3.4e9), why) == Approx(3.4e9));
     CHECK(*parse_bandwidth(format_bandwidth(51.2e9), why) == Approx(51.2e9));
 }
+
+TEST_CASE("numbers beyond any machine's are one-line errors, not an exception out of the run") {
+    std::string why;
+    CHECK_FALSE(parse_size("1e400KiB", why)); // beyond a double: std::stod threw out_of_range
+    CHECK(why == "a size beyond any machine's: '1e400KiB'");
+    CHECK_FALSE(parse_size("1e30B", why)); // a double, but not a 64-bit count of bytes
+    CHECK(why == "a size beyond any machine's: '1e30B'");
+    CHECK_FALSE(parse_frequency("1e308THz", why));
+    CHECK_FALSE(parse_time_ps("1e30s", why)); // it ran as if no duration were set
+    CHECK(why == "a time beyond what a run can simulate (at most 1e7 s, about 116 days): '1e30s'");
+    CHECK(*parse_time_ps("1000000s", why) == Approx(1e18));
+}
