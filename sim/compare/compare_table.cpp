@@ -63,6 +63,16 @@ std::vector<column> read_columns(const std::vector<std::string>& dirs, std::vect
     }
     return cols;
 }
+// The closing line: how many runs each column has, and how to read the table.
+void print_runs(std::ostream& out, const std::vector<column>& cols, const char* legend) {
+    out << "\nruns:";
+    for (const auto& c : cols) {
+        std::size_t n = 0;
+        for (const auto& [m, v] : c.samples) n = std::max(n, v.size());
+        out << " " << c.name << "=" << n;
+    }
+    out << " (" << legend << ")\n";
+}
 } // namespace
 
 std::string metric_token(const std::string& name) {
@@ -160,13 +170,7 @@ int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
             out << "\n";
         }
     }
-    out << "\nruns:";
-    for (const auto& c : cols) {
-        std::size_t n = 0;
-        for (const auto& [m, v] : c.samples) n = std::max(n, v.size());
-        out << " " << c.name << "=" << n;
-    }
-    out << " (gain against the first column; * : Welch's t-test p < 0.05)\n";
+    print_runs(out, cols, "gain against the first column; * : Welch's t-test p < 0.05");
     return 0;
 }
 
@@ -221,13 +225,7 @@ int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dir
                 return fmt("%12.6g", x) + " " + percent(base.empty() ? 0 : summarize(base).*field, x);
             });
     }
-    out << "\nruns:";
-    for (const auto& c : cols) {
-        std::size_t n = 0;
-        for (const auto& [m, v] : c.samples) n = std::max(n, v.size());
-        out << " " << c.name << "=" << n;
-    }
-    out << " (Amean (Stddev) over seeds; * : Welch's t-test p < 0.05 against the first column)\n";
+    print_runs(out, cols, "Amean (Stddev) over seeds; * : Welch's t-test p < 0.05 against the first column");
     return 0;
 }
 

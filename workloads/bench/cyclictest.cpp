@@ -320,8 +320,7 @@ void cyclictest::start(sim_kernel& k, const std::vector<bool>& allowed) {
     profile->write_fraction = 0.3;
     profile_ = profile;
     state_->threads.assign(o_.threads, thread_stat{});
-    state_->release = k.sched().config().kernel == scheduler::kernel_version::cfs_v5_15 ? "5.15.0-warmsched"
-                                                                                        : "6.12.0-warmsched";
+    state_->release = k.uname_release();
     std::vector<std::shared_ptr<spawn_spec>> specs;
     for (unsigned i = 0; i < o_.threads; ++i) {
         thread_stat& st = state_->threads[i];

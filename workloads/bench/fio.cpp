@@ -329,21 +329,10 @@ std::vector<std::uint64_t> clat_percentiles(const std::vector<std::uint64_t>& hi
 void show_clat_percentiles(std::ostream& out, const std::vector<std::uint64_t>& hist, std::uint64_t nr) {
     if (hist.empty() || nr == 0) return;
     const std::size_t len = sizeof percentile_list / sizeof percentile_list[0];
-    std::vector<std::uint64_t> ovals(len);
-    std::uint64_t minv = ~0ull, maxv = 0, sum = 0;
+    std::vector<std::uint64_t> ovals = clat_percentiles(hist, nr);
+    const std::uint64_t minv = *std::min_element(ovals.begin(), ovals.end());
+    const std::uint64_t maxv = *std::max_element(ovals.begin(), ovals.end());
     std::size_t j = 0;
-    bool is_last = false;
-    for (unsigned i = 0; i < plat_nr && !is_last; ++i) {
-        sum += hist[i];
-        while (static_cast<long double>(sum) >= percentile_list[j] / 100.0L * static_cast<long double>(nr)) {
-            ovals[j] = plat_idx_to_val(i);
-            minv = std::min(minv, ovals[j]);
-            maxv = std::max(maxv, ovals[j]);
-            is_last = j == len - 1;
-            if (is_last) break;
-            ++j;
-        }
-    }
     unsigned divisor = 1, scale_down = 0;
     const char* unit = "nsec";
     if (minv > 2000000 && maxv > 99999999ull) {

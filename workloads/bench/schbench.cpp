@@ -413,8 +413,7 @@ std::uint64_t schbench::instructions_per_request() const {
 void schbench::start(sim_kernel& k, const std::vector<bool>& allowed) {
     run_state& r = *run_;
     r.k = &k;
-    r.release = k.sched().config().kernel == scheduler::kernel_version::cfs_v5_15 ? "5.15.0-warmsched"
-                                                                                  : "6.12.0-warmsched";
+    r.release = k.uname_release();
     r.locking = !(o_.no_locking || o_.calibrate);
     // The three matrices (3 n^2 longs, malloc'd per worker). Per multiplication the k-loop walks m2 a
     // column at a time: n lines per column, each line serving 8 consecutive columns, so all of m2's

@@ -82,6 +82,11 @@ public:
     bool finished() const { return live_ == 0; }
     scheduler::scheduler& sched() { return *sched_; }
     const scheduler::scheduler& sched() const { return *sched_; }
+    // uname -r of the simulated kernel, as the tools that record it print it ("6.12.0-warmsched").
+    std::string uname_release() const {
+        return sched_->config().kernel == scheduler::kernel_version::cfs_v5_15 ? "5.15.0-warmsched"
+                                                                               : "6.12.0-warmsched";
+    }
     models::machine& machine() { return m_; }
     cpu_executor& executor(unsigned cpu) { return *executors_[cpu]; }
     const cpu_executor& executor(unsigned cpu) const { return *executors_[cpu]; }
@@ -113,7 +118,7 @@ private:
     std::uint64_t alloc_kernel(std::uint64_t bytes); // line-aligned
     models::ps_t pm_timer_free_ps_ = 0;
     std::uint64_t pm_timer_reads_ = 0;
-    std::uint64_t alloc_user(std::uint64_t bytes);   // page-aligned
+    std::uint64_t alloc_user(std::uint64_t bytes); // page-aligned
     kernel_task& new_task(const spawn_spec& s, kernel_task* parent);
 
     models::machine& m_;
