@@ -44,8 +44,8 @@ bench: build
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ./$(BUILD)/bench/cache_throughput zen3-5950x 20
 	./$(BUILD)/bench/queue_cost zen3-5950x
 	/usr/bin/time -f "c2c genoa-9654-2s 1000 pairs: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched probe c2c --platform genoa-9654-2s --sample 1000 --summary > /dev/null
-	/usr/bin/time -f "hackbench -p -g 10 -l 100: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --out $(BUILD)/bench-results/hb100 -- hackbench -p -g 10 -l 100 > /dev/null
-	/usr/bin/time -f "hackbench -p -g 10 -l 1000: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --out $(BUILD)/bench-results/hb1000 -- hackbench -p -g 10 -l 1000 > /dev/null
+	/usr/bin/time -f "hackbench -p -g 10 -l 100: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --force --out $(BUILD)/bench-results/hb100 -- hackbench -p -g 10 -l 100 > /dev/null
+	/usr/bin/time -f "hackbench -p -g 10 -l 1000: %e s wall, %M KiB max RSS" ./$(BUILD)/warmsched run --force --out $(BUILD)/bench-results/hb1000 -- hackbench -p -g 10 -l 1000 > /dev/null
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 /usr/bin/time -f "%e s wall, %M KiB max RSS" ./$(BUILD)/bench/cpu_hogs zen3-5950x 32 4 10 1.0 8
 
 validate-published: build

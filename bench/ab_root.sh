@@ -47,6 +47,7 @@ run() {
         eval "bin=\$$side"
         dir="$work/$side"
         mkdir -p "$dir"
+        rm -rf "${dir:?}/$name" # a run refuses a non-empty --out
         (cd "$repo" && "$bin" run --seed 1 --out "$dir/$name" "$@") > "$dir/$name.stdout" 2> "$dir/$name.stderr.raw"
         rc=$?
         grep -v ' s wall ' "$dir/$name.stderr.raw" > "$dir/$name.stderr"

@@ -59,6 +59,7 @@ one_build() {
         "$out/cache.$side.$round" >> "$out/values"
     echo "$runs" | while IFS='|' read -r name args; do
         # shellcheck disable=SC2086
+        rm -rf "${out:?}/r.$side" # a run refuses a non-empty --out
         if ! /usr/bin/time -f "%e %M" -o "$out/time.$side" "$dir/warmsched" run --out "$out/r.$side" $args \
             > "$out/$name.$side.$round" 2>&1; then
             echo "compare: $name failed with $dir (see $out/$name.$side.$round)" >&2; exit 2

@@ -13,6 +13,7 @@ mkdir -p "$out"
 row() { # name, then warmsched run arguments
     name=$1
     shift
+    rm -rf "${out:?}/$name" # a run refuses a non-empty --out
     "$build/warmsched" run --out "$out/$name" "$@" > "$out/$name.txt" 2> /dev/null
     awk -v n="$name" '
         /^Time:/ { t = $2 }

@@ -16,6 +16,17 @@ namespace {
 using config::config_reader;
 
 constexpr unsigned max_cpus = 4096;
+// Limits of what a real machine has, well past the largest shipped today, so that a typo (16TiB for
+// 16MiB, 1e-300GB/s) is an error in one line instead of a run that allocates until bad_alloc or
+// whose probes give numbers no machine could. docs/platforms.md "Limits" lists them.
+constexpr std::uint64_t max_cache_size = 4ull << 30;  // one cache instance (Genoa-X: 96MiB per CCD)
+constexpr std::uint64_t max_total_cache = 8ull << 30; // every instance of every level together
+constexpr double max_cache_latency_ps = 1e6;          // 1us (an LLC hit is 10-50ns)
+constexpr double max_memory_latency_ps = 1e7;         // 10us (CXL memory: ~300ns)
+constexpr double max_link_latency_ps = 1e7;           // 10us per fabric hop
+constexpr double min_bandwidth = 1e7;                 // 10MB/s
+constexpr double max_bandwidth = 1e15;                // 1PB/s
+constexpr std::uint64_t max_page_size = 1ull << 30;   // 1GiB pages
 
 void read_levels(config_reader& topo, platform_params& p) {
     auto levels = topo.children("levels", true);
@@ -144,7 +155,13 @@ void read_block_device(config_reader& r, platform_params& p) {
     b.write_bandwidth = r.bandwidth("write_bandwidth", d.write_bandwidth);
     b.queue_depth = static_cast<unsigned>(r.integer("queue_depth", d.queue_depth, 1, 65535));
     b.irq_cpu = static_cast<int>(r.integer("irq_cpu", d.irq_cpu, -1, 1 << 20));
+    b.capacity = r.size("capacity", d.capacity, 1u << 20);
     r.finish();
+}
+
+void check_bandwidth(config_reader& r, const char* key, double bytes_per_s) {
+    if (bytes_per_s < min_bandwidth || bytes_per_s > max_bandwidth)
+        r.error(key, "must be between 10MB/s and 1PB/s, got " + config::format_bandwidth(bytes_per_s));
 }
 
 bool is_group(const platform_params& p, const std::string& name) {
@@ -204,6 +221,12 @@ void read_caches(config_reader& root, platform_params& p) {
         if (d >= 0 && d > prev_depth)
             c.error("shared_by", "a cache level cannot be shared by fewer cores than the level above it");
         if (d >= 0) prev_depth = d;
+        if (cp.size > max_cache_size)
+            c.error("size", "the model supports caches of at most " + config::format_size(max_cache_size) +
+                                " (the largest real LLC slice is 96MiB)");
+        if (cp.latency_ps > max_cache_latency_ps)
+            c.error("latency", "a cache hit of more than 1us is not a cache (" +
+                                   config::format_time_ps(cp.latency_ps) + ")");
         if (i > 0 && cp.latency_ps <= p.caches.back().latency_ps)
             c.error("latency", "must be larger than the latency of " + p.caches.back().name);
         if (i > 0 && cp.size <= p.caches.back().size && cp.shared_by == "core")
@@ -232,8 +255,17 @@ void read_memory(config_reader& r, platform_params& p) {
     p.memory.interleave = r.size("interleave", 4096, 64);
     p.memory.page_size = r.size("page_size", 4096, 64);
     if (p.memory.latency_ps <= 0) r.error("latency", "memory latency must be positive");
-    if (r.has("bandwidth") && p.memory.bandwidth <= 0)
-        r.error("bandwidth", "memory bandwidth must be positive");
+    else if (p.memory.latency_ps > max_memory_latency_ps)
+        r.error("latency", "a memory latency of more than 10us is not a machine's (" +
+                               config::format_time_ps(p.memory.latency_ps) + ")");
+    if (r.has("bandwidth")) check_bandwidth(r, "bandwidth", p.memory.bandwidth);
+    // Lines are placed by interleave block and page: a block that splits a line has no meaning.
+    const unsigned line = p.caches.empty() ? 64 : p.caches.front().line_size;
+    for (auto [key, v] : {std::pair<const char*, std::uint64_t>{"interleave", p.memory.interleave},
+                          {"page_size", p.memory.page_size}})
+        if (v && ((v & (v - 1)) != 0 || v < line || v > max_page_size))
+            r.error(key, "must be a power of two from the line size (" + std::to_string(line) + "B) to 1GiB, got " +
+                             config::format_size(v));
     r.finish();
 }
 
@@ -249,6 +281,8 @@ void read_fabric(config_reader& r, platform_params& p) {
     p.fabric.directory_latency_ps = r.time_ps("directory_latency", 0);
     p.fabric.bandwidth_window_ps = r.time_ps("bandwidth_window", 10e3);
     if (p.fabric.bandwidth_window_ps < 1e3) r.error("bandwidth_window", "must be at least 1ns");
+    if (p.fabric.directory_latency_ps > max_link_latency_ps)
+        r.error("directory_latency", "must be at most 10us");
     std::set<std::string> kinds = {"llc", "memory"};
     for (auto& s : r.children("stops")) {
         stop_params sp;
@@ -286,7 +320,10 @@ void read_fabric(config_reader& r, platform_params& p) {
         lp.latency_ps = l.time_ps("latency");
         lp.bandwidth = l.bandwidth("bandwidth");
         lp.reverse_bandwidth = l.bandwidth("reverse_bandwidth", lp.bandwidth);
-        if (lp.bandwidth <= 0 && l.has("bandwidth")) l.error("bandwidth", "must be positive");
+        if (l.has("bandwidth")) check_bandwidth(l, "bandwidth", lp.bandwidth);
+        if (l.has("reverse_bandwidth")) check_bandwidth(l, "reverse_bandwidth", lp.reverse_bandwidth);
+        if (lp.latency_ps < 0 || lp.latency_ps > max_link_latency_ps)
+            l.error("latency", "a fabric hop must take between 0 and 10us");
         l.finish();
         p.fabric.links.push_back(lp);
     }
@@ -307,11 +344,15 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
         root.error_in("memory", "controllers_per",
                       "a memory controller ('" + p.memory.controllers_per +
                           "') cannot serve several NUMA nodes ('" + p.numa.node_per + "')");
-    unsigned cores = 1;
-    for (const auto& l : p.levels) cores *= l.count;
-    if (cores * p.threads_per_core > max_cpus)
+    // 64-bit products: 4096 x 4096 x 256 wraps an unsigned to 0, which passed the CPU-count check.
+    std::uint64_t all_cores = 1;
+    for (const auto& l : p.levels) all_cores = std::min<std::uint64_t>(all_cores * l.count, max_cpus + 1);
+    if (all_cores * p.threads_per_core > max_cpus) {
         root.error_in("topology", "levels",
                       "the machine has more than " + std::to_string(max_cpus) + " CPUs");
+        return;
+    }
+    const unsigned cores = static_cast<unsigned>(all_cores);
     if (p.block_device.irq_cpu >= static_cast<int>(cores * p.threads_per_core))
         root.error_in("block_device", "irq_cpu",
                       std::to_string(p.block_device.irq_cpu) + " is not a CPU of this machine (0-" +
@@ -326,6 +367,16 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
     if (cores_per_llc > 64)
         root.error("caches", "the model supports at most 64 cores per LLC, " + p.caches.back().name +
                                  " has " + std::to_string(cores_per_llc));
+    // Every cache instance is allocated: the sum over levels of size x instances bounds the tag arrays.
+    std::uint64_t total_cache = 0; // at most 4096 CPUs x 4GiB per instance: no overflow
+    for (const auto& c : p.caches) {
+        std::uint64_t instances = 1;
+        for (int d = 1; d <= group_depth(p, c.shared_by); ++d) instances *= p.levels[d - 1].count;
+        total_cache += c.size * instances;
+    }
+    if (total_cache > max_total_cache)
+        root.error("caches", "the model holds at most " + config::format_size(max_total_cache) +
+                                 " of cache in all, this machine has " + config::format_size(total_cache));
     unsigned nodes = 1;
     for (int d = 1; d <= node_depth; ++d) nodes *= p.levels[d - 1].count;
     const auto& dist = p.numa.distances;

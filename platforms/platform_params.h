@@ -142,6 +142,7 @@ struct block_device_params {
     double write_bandwidth = 1.05e9; // bytes/s, sequential writes
     unsigned queue_depth = 1023;    // commands the device holds at once; more wait in the host queue
     int irq_cpu = -1;               // CPU taking completion interrupts; -1: the submitting CPU
+    std::uint64_t capacity = 2'000'398'934'016; // bytes: fio's --size (and offsets) must fit in it
 };
 
 struct platform_params {

@@ -10,6 +10,7 @@
 #include "sim/cgroups/cgroup_config.h"
 #include "sim/kernel_config.h"
 #include "sim/workload_entries.h"
+#include "sim/results_dir.h"
 #include "sim/workload_run.h"
 #include "workloads/cli/command_line.h"
 
@@ -214,9 +215,10 @@ std::string default_results_dir() {
     return dir;
 }
 
-int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out) {
-    if (!e.workloads.empty()) return run_workloads(e, out_dir, out);
-    fs::create_directories(out_dir);
+int run_experiment(const experiment& e, const std::string& final_dir, std::ostream& out, bool replace) {
+    if (!e.workloads.empty()) return run_workloads(e, final_dir, out, replace);
+    results_dir results(final_dir, replace);
+    const std::string& out_dir = results.writing();
     {
         std::ofstream cfg(fs::path(out_dir) / "config.yaml");
         cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
@@ -241,7 +243,8 @@ int run_experiment(const experiment& e, const std::string& out_dir, std::ostream
             fs::remove(fs::path(out_dir) / (std::string(probe) + ".csv"));
         }
     }
-    out << "results: " << out_dir << " (config.yaml, report.txt, one CSV per probe)\n";
+    results.commit();
+    out << "results: " << final_dir << " (config.yaml, report.txt, one CSV per probe)\n";
     return 0;
 }
 

@@ -55,7 +55,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
 
 // Runs the experiment: elaborates the machine, runs the probes, prints the report to `out` and writes
 // config.yaml, report.txt and one CSV per probe into `out_dir`. Returns the process exit code.
-int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out);
+int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out, bool replace = false);
 
 // A new dated directory under results/ (results/YYYYMMDD-HHMMSS[-N]).
 std::string default_results_dir();

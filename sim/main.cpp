@@ -151,10 +151,12 @@ int sc_main(int argc_all, char* argv_all[]) {
     // Everything after "--" is the workload command line, written as the real tool is invoked.
     sim::command_workload command;
     int argc = argc_all;
+    bool bare_dashes = false; // "--" with nothing after it
     for (int i = 1; i < argc_all; ++i)
         if (std::string(argv_all[i]) == "--") {
             argc = i;
             command.words.assign(argv_all + i + 1, argv_all + argc_all);
+            bare_dashes = command.words.empty();
             break;
         }
     char** argv = argv_all;
@@ -251,7 +253,14 @@ int sc_main(int argc_all, char* argv_all[]) {
                     "/proc/schedstat layouts to write: 15 (v5.15), 16 (v6.6-v6.12), 17 (v6.13), as a list "
                     "(default 15,17; = -p schedstat_versions=LIST)");
     run->add_flag("--plot", run_plot, "Draw plots/ with gnuplot after the run (PNG and SVG; = -p plot=true)");
-    run->add_option("--out", out_dir, "Results directory (default: a new dated directory under results/)");
+    run->add_option("--out", out_dir,
+                    "Results directory (default: a new dated directory under results/); it must be absent or "
+                    "empty, unless --force");
+    bool run_force = false, run_resume = false;
+    run->add_flag("--force", run_force, "Replace a non-empty --out directory (its old files are removed)");
+    run->add_flag("--resume", run_resume,
+                  "With --repeat: keep the complete seed-<s>/ runs already in --out (same configuration) and "
+                  "run only the missing seeds");
     std::optional<unsigned> run_repeat;
     run->add_option("--repeat", run_repeat,
                     "Run N times with seeds seed..seed+N-1, each into DIR/seed-<s>/ (= -p repeat=N)")
@@ -428,12 +437,28 @@ int sc_main(int argc_all, char* argv_all[]) {
                 o.push_back("trace.end=" + std::to_string(w.second) + "ns");
             }
             o.insert(o.end(), run_overrides.begin(), run_overrides.end());
+            if (bare_dashes)
+                throw config::config_error(std::vector<std::string>{
+                    "run: nothing after --: give the workload's command line (e.g. -- hackbench -p -g 2), or "
+                    "drop the -- to run the experiment file"});
             sim::experiment e = sim::read_experiment(experiment_file, o, command);
             const std::string dir = out_dir.empty() ? sim::default_results_dir() : out_dir;
-            if (e.repeat > 1)
-                return sim::run_repeated(experiment_file, o, command, e.seed, e.repeat,
-                                         run_jobs ? *run_jobs : sim::host_cpus(), dir, std::cout);
-            return sim::run_experiment(e, dir, std::cout);
+            if (run_force && run_resume)
+                throw config::config_error(
+                    std::vector<std::string>{"run: --force and --resume exclude each other"});
+            if (run_resume && e.repeat <= 1)
+                throw config::config_error(std::vector<std::string>{
+                    "run: --resume needs --repeat N (a single run is written whole or not at all)"});
+            if (e.repeat > 1) {
+                sim::repeat_options ro;
+                ro.first_seed = e.seed;
+                ro.repeat = e.repeat;
+                ro.jobs = run_jobs ? *run_jobs : sim::host_cpus();
+                ro.replace = run_force;
+                ro.resume = run_resume;
+                return sim::run_repeated(experiment_file, o, command, ro, dir, std::cout);
+            }
+            return sim::run_experiment(e, dir, std::cout, run_force);
         }
     } catch (const config::config_error& e) {
         for (const auto& line : e.lines()) std::cerr << "error: " << line << "\n";

@@ -3,18 +3,26 @@
 
 #include "platforms/config/config_error.h"
 #include "sim/experiment.h"
+#include "sim/file_text.h"
+#include "sim/results_dir.h"
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -58,21 +66,145 @@ int exit_status_of(int status) {
 }
 } // namespace
 
-int run_repeated(const std::string& file, const std::vector<std::string>& overrides,
-                 const command_workload& command, std::uint64_t first_seed, unsigned repeat, unsigned jobs,
-                 const std::string& out_dir, std::ostream& out) {
-    std::vector<experiment> runs;
-    for (unsigned i = 0; i < repeat; ++i) {
-        std::vector<std::string> o = overrides;
-        o.push_back("seed=" + std::to_string(first_seed + i));
-        runs.push_back(read_experiment(file, o, command));
+namespace {
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void on_stop_signal(int sig) {
+    stop_signal = sig;
+}
+
+std::string seed_dir_name(std::uint64_t seed) {
+    return "seed-" + std::to_string(seed);
+}
+
+// config.yaml without its header comments and its `repeat:` (a resumed run may ask for more seeds): the
+// resolved configuration of the one run.
+std::string resolved_part(const std::string& config_yaml) {
+    std::istringstream in(config_yaml);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("#", 0) != 0 && line.rfind("repeat:", 0) != 0) out += line + "\n";
+    return out;
+}
+
+std::string seed_list(const std::vector<std::uint64_t>& seeds) {
+    std::string s;
+    for (std::size_t i = 0; i < seeds.size(); ++i) s += (i ? ", " : "") + std::to_string(seeds[i]);
+    return s;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+    throw config::config_error(std::vector<std::string>{what});
+}
+
+// Makes DIR ready: absent or empty, cleared (--force), or kept (--resume, each kept seed checked against
+// this configuration). Removes what killed runs left (seed-<s>.partial-<pid>). Returns the runs to skip.
+std::vector<bool> prepare_dir(const std::string& dir, const std::vector<experiment>& runs,
+                              const repeat_options& o) {
+    std::vector<bool> keep(runs.size(), false);
+    std::error_code ec;
+    if (o.resume && fs::is_directory(dir, ec)) {
+        std::set<std::string> ours;
+        for (const auto& e : runs) ours.insert(seed_dir_name(e.seed));
+        for (const auto& entry : fs::directory_iterator(dir)) {
+            const std::string name = entry.path().filename().string();
+            if (is_partial_results_name(name)) {
+                fs::remove_all(entry.path(), ec);
+                continue;
+            }
+            if (name != "repeat.yaml" && !ours.count(name))
+                fail("--resume: " + entry.path().string() + " is not one of this run's seeds (" +
+                     seed_list([&] {
+                         std::vector<std::uint64_t> v;
+                         for (const auto& e : runs) v.push_back(e.seed);
+                         return v;
+                     }()) +
+                     "); resume into the directory of the same --repeat");
+        }
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const fs::path seed = fs::path(dir) / seed_dir_name(runs[i].seed);
+            if (!fs::exists(seed)) continue;
+            const std::string was = resolved_part(file_text(seed / "config.yaml"));
+            const std::string now = resolved_part(runs[i].resolved.to_yaml());
+            if (was != now) {
+                std::istringstream a(was), b(now);
+                std::string la, lb;
+                while (std::getline(a, la) && std::getline(b, lb) && la == lb) {
+                }
+                fail("--resume: " + seed.string() + " was run with another configuration (its config.yaml has '" +
+                     la + "' where this run has '" + lb + "'); use --force to start again");
+            }
+            keep[i] = true;
+        }
+    } else {
+        results_dir::check_usable(dir, o.replace, "--out");
+        if (o.replace) fs::remove_all(dir, ec);
     }
-    jobs = std::max(1u, std::min(jobs, repeat));
+    fs::create_directories(dir, ec);
+    if (ec) fail("--out " + dir + ": cannot be written: " + ec.message());
+    std::vector<std::uint64_t> seeds;
+    for (const auto& e : runs) seeds.push_back(e.seed);
+    {
+        const fs::path tmp = fs::path(dir) / ".repeat.yaml.tmp";
+        std::ofstream f(tmp);
+        f << "# warmsched run --repeat: the seeds this directory holds once every run is complete\n"
+          << "seeds: [" << seed_list(seeds) << "]\n";
+        f.close();
+        if (!f) fail("--out " + dir + ": cannot be written");
+        fs::rename(tmp, fs::path(dir) / "repeat.yaml", ec);
+        if (ec) fail("--out " + dir + ": cannot be written: " + ec.message());
+    }
+    return keep;
+}
+} // namespace
+
+std::vector<std::uint64_t> repeat_seeds(const std::string& dir) {
+    const fs::path file = fs::path(dir) / "repeat.yaml";
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return {};
+    static const std::regex line(R"(^seeds: \[([0-9, ]*)\]\s*$)");
+    std::istringstream in(file_text(file));
+    for (std::string l; std::getline(in, l);) {
+        std::smatch m;
+        if (!std::regex_match(l, m, line)) continue;
+        std::vector<std::uint64_t> seeds;
+        static const std::regex number(R"(\d{1,19})");
+        const std::string list = m[1].str();
+        for (auto it = std::sregex_iterator(list.begin(), list.end(), number); it != std::sregex_iterator(); ++it)
+            seeds.push_back(std::strtoull(it->str().c_str(), nullptr, 10));
+        return seeds;
+    }
+    fail(file.string() + ": no 'seeds: [...]' line (not written by warmsched run --repeat)");
+}
+
+int run_repeated(const std::string& file, const std::vector<std::string>& overrides,
+                 const command_workload& command, const repeat_options& o, const std::string& out_dir,
+                 std::ostream& out) {
+    std::vector<experiment> runs;
+    for (unsigned i = 0; i < o.repeat; ++i) {
+        std::vector<std::string> ov = overrides;
+        ov.push_back("seed=" + std::to_string(o.first_seed + i));
+        runs.push_back(read_experiment(file, ov, command));
+    }
+    const std::vector<bool> keep = prepare_dir(out_dir, runs, o);
+    const unsigned jobs = std::max(1u, std::min(o.jobs, o.repeat));
     const bool buffered = jobs > 1;
     std::map<pid_t, child_run> running;
     std::vector<child_run> done(runs.size()); // a run has finished once its status is set
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (keep[i]) done[i].status = 0;
     std::size_t next_start = 0, next_print = 0;
     int worst = 0;
+
+    // Stop signals interrupt waitpid (no SA_RESTART); the loop below then stops the children.
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int {}, old_term {}, old_hup {};
+    stop_signal = 0;
+    ::sigaction(SIGINT, &sa, &old_int);
+    ::sigaction(SIGTERM, &sa, &old_term);
+    ::sigaction(SIGHUP, &sa, &old_hup);
+    const pid_t parent = ::getpid();
 
     auto start = [&](std::size_t i) {
         const experiment& e = runs[i];
@@ -89,14 +221,21 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         const pid_t pid = ::fork();
         if (pid < 0) throw config::config_error(std::vector<std::string>{"--repeat: fork failed"});
         if (pid == 0) {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the parent's death (even SIGKILL) ends this run
+            if (::getppid() != parent) ::_exit(1);
+            ::signal(SIGINT, SIG_DFL);
+            ::signal(SIGTERM, SIG_DFL);
+            ::signal(SIGHUP, SIG_DFL);
             if (buffered) {
                 ::dup2(c.out_fd, STDOUT_FILENO);
                 ::dup2(c.err_fd, STDERR_FILENO);
             }
             int rc = 1;
             try {
-                rc =
-                    run_experiment(e, (fs::path(out_dir) / ("seed-" + std::to_string(e.seed))).string(), out);
+                rc = run_experiment(e, (fs::path(out_dir) / seed_dir_name(e.seed)).string(), out);
+            } catch (const config::config_error& x) {
+                for (const auto& line : x.lines()) std::cerr << "error: " << line << "\n";
+                rc = 2;
             } catch (const std::exception& x) {
                 std::cerr << "error: " << x.what() << "\n";
                 rc = 2;
@@ -111,21 +250,58 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     auto print_ready = [&] {
         for (; next_print < runs.size() && done[next_print].status >= 0; ++next_print) {
             child_run& c = done[next_print];
-            if (buffered) {
+            if (keep[next_print]) {
+                out << "=== seed " << runs[next_print].seed << " === complete in "
+                    << (fs::path(out_dir) / seed_dir_name(runs[next_print].seed)).string()
+                    << ", kept (--resume)\n";
+            } else if (buffered) {
                 out << "=== seed " << runs[next_print].seed << " ===\n";
                 drain(c.out_fd, out);
                 drain(c.err_fd, std::cerr);
             }
         }
     };
+    // After a stop signal: ends the running children, removes their partial directories, says what is left.
+    auto stop = [&]() -> int {
+        for (const auto& [pid, c] : running) ::kill(pid, SIGTERM);
+        for (const auto& [pid, c] : running) {
+            int st = 0;
+            while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            }
+            std::error_code ec;
+            fs::remove_all(fs::path(out_dir) / (seed_dir_name(runs[c.index].seed) + ".partial-" +
+                                                std::to_string(pid)), ec);
+            if (c.out_fd >= 0) ::close(c.out_fd);
+            if (c.err_fd >= 0) ::close(c.err_fd);
+        }
+        std::vector<std::uint64_t> complete, left;
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            (done[i].status == 0 ? complete : left).push_back(runs[i].seed);
+        out.flush();
+        std::cerr << "warmsched: stopped by signal " << stop_signal << "; complete seeds: "
+                  << (complete.empty() ? "none" : seed_list(complete)) << "; not run or stopped: "
+                  << seed_list(left) << " (run the same command with --resume to finish)\n";
+        return 130;
+    };
 
-    while (next_print < runs.size()) {
-        while (next_start < runs.size() && running.size() < jobs) start(next_start++);
+    int rc = -1;
+    while (rc < 0 && next_print < runs.size()) {
+        print_ready();
+        if (next_print >= runs.size()) break;
+        while (!stop_signal && next_start < runs.size() && running.size() < jobs)
+            if (!keep[next_start]) start(next_start++);
+            else ++next_start;
+        if (stop_signal) {
+            rc = stop();
+            break;
+        }
+        if (running.empty()) continue; // only kept seeds were left to print
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, 0);
         if (pid < 0) {
             if (errno == EINTR) continue;
-            return std::max(worst, 1); // no children left with runs pending: never report success
+            rc = std::max(worst, 1); // no children left with runs pending: never report success
+            break;
         }
         const auto it = running.find(pid);
         if (it == running.end()) continue;
@@ -134,9 +310,15 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         c.status = exit_status_of(status);
         worst = std::max(worst, c.status);
         done[c.index] = c;
-        print_ready();
     }
-    return worst;
+    if (rc < 0) {
+        print_ready();
+        rc = worst;
+    }
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    ::sigaction(SIGHUP, &old_hup, nullptr);
+    return rc;
 }
 
 } // namespace warmsched::sim

@@ -6,6 +6,7 @@
 #include "sim/cgroups/cgroup_stats.h"
 #include "sim/migration_report.h"
 #include "sim/outputs/chrome_trace_writer.h"
+#include "sim/results_dir.h"
 #include "sim/outputs/ftrace_writer.h"
 #include "sim/outputs/progress_meter.h"
 #include "sim/outputs/report_json.h"
@@ -45,8 +46,10 @@ scheduler::sched_config with_seeded_tick_phase(scheduler::sched_config cfg, std:
 }
 } // namespace
 
-int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out) {
+int run_workloads(const experiment& e, const std::string& final_dir, std::ostream& out, bool replace) {
     const auto wall0 = std::chrono::steady_clock::now();
+    results_dir results(final_dir, replace); // checked writable now, not after the run
+    const std::string& out_dir = results.writing();
     models::machine_options mo;
     mo.seed = e.seed;
     mo.quantum_ps = e.quantum_ps;
@@ -133,7 +136,6 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
                   wall_s > 0 ? sim_s / wall_s : 0.0);
     std::cerr << speed;
 
-    fs::create_directories(out_dir);
     {
         std::ofstream cfg(fs::path(out_dir) / "config.yaml");
         cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
@@ -182,9 +184,10 @@ int run_workloads(const experiment& e, const std::string& out_dir, std::ostream&
         files += ", plots/";
     }
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
-    out << "results: " << out_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
+    results.commit();
+    out << "results: " << final_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
         << (k.migration_costs() ? "migration_report.json, " : "") << "schedstat/" << files << ")\n";
-    if (e.plot) plot_run(out_dir, out);
+    if (e.plot) plot_run(final_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
     return all_done || e.duration_ns ? 0 : 1;

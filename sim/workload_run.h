@@ -1,6 +1,7 @@
 // Running an experiment's workloads: elaborates the machine and the simulated kernel, starts each
 // workload command line, simulates until they finish (or the experiment's duration), then prints the
-// tools' own output and the run summary, and writes config.yaml, report.txt and stats.txt.
+// tools' own output and the run summary, and writes config.yaml, report.txt and stats.txt -- whole or not
+// at all (results_dir.h): `out_dir` must be absent or empty unless `replace` (run --force).
 #pragma once
 
 #include "sim/experiment.h"
@@ -10,6 +11,6 @@
 
 namespace warmsched::sim {
 
-int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out);
+int run_workloads(const experiment& e, const std::string& out_dir, std::ostream& out, bool replace = false);
 
 } // namespace warmsched::sim

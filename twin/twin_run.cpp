@@ -187,8 +187,14 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     // The model on the same machine and settings, in child processes (one SystemC design per process):
     // as it is, into DIR, then slowed down to the guest's speed, into DIR/dilated.
     std::string model_output;
+    // A run writes only into an absent or empty directory (sim/results_dir.h), and DIR already holds
+    // twin/: the model's run goes into DIR/.model, whose files then move up into DIR.
     auto run_model = [&](const fs::path& mdir, double k, std::string& output) {
-        std::vector<std::string> argv = {self_exe(), "run", s.experiment_file, "--out", mdir.string()};
+        const bool into_dir = fs::exists(mdir);
+        const fs::path run_dir = into_dir ? mdir / ".model" : mdir;
+        std::error_code gone;
+        if (into_dir) fs::remove_all(run_dir, gone);
+        std::vector<std::string> argv = {self_exe(), "run", s.experiment_file, "--out", run_dir.string()};
         for (const auto& ov : overrides) argv.insert(argv.end(), {"-p", ov});
         if (k != 1.0) argv.insert(argv.end(), {"-p", "platform.time_dilation=" + std::to_string(k)});
         if (!s.command.cgroup.empty()) argv.insert(argv.end(), {"--cgroup", s.command.cgroup});
@@ -200,6 +206,16 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         const int rc = run_to_end(argv, log.string());
         output = read_if(log);
         if (rc != 0) throw twin_failure("the model's run failed (" + log.string() + "): " + last_line_of(log.string()));
+        if (into_dir) {
+            for (const auto& entry : fs::directory_iterator(run_dir)) {
+                const fs::path to = mdir / entry.path().filename();
+                fs::remove_all(to); // a file of an earlier twin run into DIR
+                fs::rename(entry.path(), to);
+            }
+            fs::remove(run_dir);
+            const std::string from = run_dir.string(), to = mdir.string();
+            for (std::size_t at; (at = output.find(from)) != std::string::npos;) output.replace(at, from.size(), to);
+        }
     };
     auto model_side = [&](const fs::path& mdir, const std::string& output) {
         side_counters m;

@@ -4,6 +4,7 @@
 
 #include "scheduler/group/cgroup_tree.h"
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -20,6 +21,9 @@ public:
     virtual std::string command() const = 0;
     // Creates the tasks; `allowed`: the CPUs its tasks may run on (taskset), empty for all.
     virtual void start(sim_kernel& k, const std::vector<bool>& allowed) = 0;
+    // The tasks it creates over the whole run (at the start and by forking), for the pid_max check
+    // (pid_max.h); 0 when it makes only a handful.
+    virtual std::uint64_t tasks_needed() const { return 0; }
     // Did it run to completion?
     virtual bool finished() const = 0;
     virtual void report(std::ostream& out) const = 0;

@@ -1,6 +1,9 @@
 // Configuration tree with origins, YAML loading with includes, and command-line overrides.
 #include "platforms/config/config_node.h"
 
+#include "base/files/input_file.h"
+
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -117,14 +120,31 @@ origin origin_of(const YAML::Mark& m, const std::string& file) {
     return origin{file, m.line + 1, m.column + 1};
 }
 
-config_node convert(const YAML::Node& y, const std::string& file) {
+// Bounds on what one document may expand to. yaml-cpp shares an aliased node instead of copying it, so
+// nine lines of nested aliases (a "billion laughs") are small to parse and 10^9 values to convert; the
+// shipped platforms hold ~300 values, an experiment with a thousand tasks ~10^4.
+constexpr std::size_t max_values = 1'000'000;
+constexpr int max_nesting = 64;
+constexpr std::size_t max_include_depth = 32;
+
+struct convert_budget {
+    std::size_t values = 0;
+};
+
+config_node convert(const YAML::Node& y, const std::string& file, convert_budget& budget, int depth) {
     origin where = origin_of(y.Mark(), file);
+    if (++budget.values > max_values)
+        throw config_error(where, "",
+                           "the document expands to more than " + std::to_string(max_values) +
+                               " values (aliases repeated without bound?)");
+    if (depth > max_nesting)
+        throw config_error(where, "", "maps and lists nest deeper than " + std::to_string(max_nesting) + " levels");
     switch (y.Type()) {
     case YAML::NodeType::Scalar:
         return config_node::make_scalar(y.Scalar(), where);
     case YAML::NodeType::Sequence: {
         config_node n = config_node::make_sequence(where);
-        for (const auto& item : y) n.push_back(convert(item, file));
+        for (const auto& item : y) n.push_back(convert(item, file, budget, depth + 1));
         return n;
     }
     case YAML::NodeType::Map: {
@@ -134,7 +154,7 @@ config_node convert(const YAML::Node& y, const std::string& file) {
             if (!kv.first.IsScalar()) throw config_error(key_where, "", "a map key must be a plain name");
             const std::string key = kv.first.Scalar();
             if (n.find(key)) throw config_error(key_where, key, "key appears twice in the same map");
-            n.set(key, convert(kv.second, file), key_where);
+            n.set(key, convert(kv.second, file, budget, depth + 1), key_where);
         }
         return n;
     }
@@ -147,24 +167,30 @@ config_node parse_text(const std::string& text, const std::string& name) {
     YAML::Node root;
     try {
         root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) { // yaml-cpp's own guard, whose text is "bad file"
+        throw config_error(origin_of(e.mark, name), "",
+                           "maps and lists nest deeper than " + std::to_string(max_nesting) + " levels");
     } catch (const YAML::ParserException& e) {
         throw config_error(origin_of(e.mark, name), "", "YAML syntax error: " + e.msg);
     }
     if (root.IsNull()) return config_node::make_map(origin{name, 1, 1});
     if (!root.IsMap())
         throw config_error(origin_of(root.Mark(), name), "", "the file must hold a map of keys");
-    return convert(root, name);
+    convert_budget budget;
+    return convert(root, name, budget, 0);
 }
 
 config_node load_with_includes(const std::string& path, std::vector<std::string>& chain) {
     std::string canonical = fs::weakly_canonical(fs::path(path)).string();
     if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
         throw config_error(origin{path, 0, 0}, "include", "include cycle through " + path);
-    std::ifstream in(path);
-    if (!in) throw config_error(origin{path, 0, 0}, "", "cannot read file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    config_node self = parse_text(ss.str(), path);
+    if (chain.size() >= max_include_depth)
+        throw config_error(origin{path, 0, 0}, "include",
+                           "includes nest deeper than " + std::to_string(max_include_depth) + " files");
+    std::string why;
+    const std::optional<std::string> text = base::read_input_file(path, why);
+    if (!text) throw config_error(origin{path, 0, 0}, "", why);
+    config_node self = parse_text(*text, path);
 
     const config_node::entry* inc = self.find_entry("include");
     if (!inc) return self;

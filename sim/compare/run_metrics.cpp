@@ -3,6 +3,8 @@
 
 #include "platforms/config/config_error.h"
 #include "sim/file_text.h"
+#include "sim/repeated_runs.h"
+#include "sim/results_dir.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +54,7 @@ run_metrics parse_report_metrics(const std::string& text) {
             if (!std::regex_match(line, m, p.re)) continue;
             const int k = ++seen[p.name];
             out.emplace_back(k == 1 ? std::string(p.name) : std::string(p.name) + " #" + std::to_string(k),
-                             std::stod(m[1].str()));
+                             std::strtod(m[1].str().c_str(), nullptr));
             break;
         }
     }
@@ -143,15 +145,29 @@ run_metrics read_run_metrics(const std::string& dir) {
 
 std::vector<std::string> runs_of(const std::string& dir) {
     if (!fs::is_directory(dir)) fail(dir, "not a directory");
+    if (is_partial_results_name(dir))
+        fail(dir, "an incomplete run (its process stopped while writing the results)");
     std::vector<std::pair<unsigned long long, std::string>> seeds;
-    static const std::regex seed_dir(R"(seed-(\d+))");
+    static const std::regex seed_dir(R"(seed-(\d{1,19}))"); // a seed is < 2^62
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::smatch m;
         const std::string name = entry.path().filename().string();
         if (entry.is_directory() && std::regex_match(name, m, seed_dir))
-            seeds.emplace_back(std::stoull(m[1].str()), entry.path().string());
+            seeds.emplace_back(std::strtoull(m[1].str().c_str(), nullptr, 10), entry.path().string());
     }
     std::sort(seeds.begin(), seeds.end());
+    // A --repeat directory names the seeds it holds when complete: refuse it while some are missing.
+    if (const std::vector<std::uint64_t> expected = repeat_seeds(dir); !expected.empty()) {
+        std::string missing;
+        std::size_t n = 0;
+        for (const std::uint64_t s : expected)
+            if (std::none_of(seeds.begin(), seeds.end(), [&](const auto& p) { return p.first == s; }))
+                missing += (n++ ? ", " : "") + std::to_string(s);
+        if (n)
+            fail(dir, std::to_string(n) + " of its " + std::to_string(expected.size()) +
+                          " seeds are missing or incomplete (" + missing +
+                          "); finish them with the same run command and --resume");
+    }
     std::vector<std::string> out;
     for (const auto& s : seeds) out.push_back(s.second);
     if (out.empty()) {

@@ -6,6 +6,7 @@
 #include "sim/compare/sample_stats.h"
 #include "sim/file_text.h"
 #include "sim/plots/gnuplot.h"
+#include "sim/results_dir.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -73,11 +74,11 @@ std::vector<series> latency_percentiles(const std::string& report) {
         }
         if (!cur) continue;
         if (!fio && std::regex_match(line, m, schbench_line)) {
-            cur->points.emplace_back(std::stod(m[1].str()), std::stod(m[2].str()));
+            cur->points.emplace_back(std::strtod(m[1].str().c_str(), nullptr), std::strtod(m[2].str().c_str(), nullptr));
         } else if (fio && line.find("th=[") != std::string::npos) {
             for (auto it = std::sregex_iterator(line.begin(), line.end(), fio_pair);
                  it != std::sregex_iterator(); ++it)
-                cur->points.emplace_back(std::stod((*it)[1].str()), std::stod((*it)[2].str()));
+                cur->points.emplace_back(std::strtod((*it)[1].str().c_str(), nullptr), std::strtod((*it)[2].str().c_str(), nullptr));
         } else {
             cur = nullptr;
         }
@@ -105,7 +106,7 @@ std::vector<std::vector<double>> cyclictest_histogram(const std::string& report)
             inside = false;
             continue;
         }
-        std::vector<double> r{std::stod(m[1].str())};
+        std::vector<double> r{std::strtod(m[1].str().c_str(), nullptr)};
         std::istringstream counts(m[2].str());
         for (double c; counts >> c;) r.push_back(c);
         rows.push_back(std::move(r));
@@ -121,6 +122,8 @@ double value_of(const run_metrics& m, const std::string& name) {
 } // namespace
 
 void plot_run(const std::string& dir, std::ostream& out) {
+    if (is_partial_results_name(dir))
+        fail(dir + ": an incomplete run (its process stopped while writing the results)");
     if (!fs::exists(fs::path(dir) / "stats.json")) fail(dir + ": not a results directory (no stats.json)");
     if (find_gnuplot().empty())
         fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
@@ -132,7 +135,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     if (fs::exists(plots / "timeline.dat")) {
         // Every CPU of the machine (stats.json has each one's counters), idle ones included.
         std::size_t cpus = 1;
-        static const std::regex cpu_stat(R"(^system\.cpu(\d+)\.contextSwitches$)");
+        static const std::regex cpu_stat(R"(^system\.cpu(\d{1,4})\.contextSwitches$)");
         for (const auto& [name, v] : read_stats_json((fs::path(dir) / "stats.json").string())) {
             std::smatch m;
             if (std::regex_match(name, m, cpu_stat))
@@ -163,7 +166,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     }
     {
         const run_metrics stats = read_stats_json((fs::path(dir) / "stats.json").string());
-        static const std::regex access(R"(^system\.cpu(\d+)\.accesses::(\w+)$)");
+        static const std::regex access(R"(^system\.cpu(\d{1,4})\.accesses::(\w+)$)");
         std::map<unsigned, std::map<std::string, double>> cpu;
         for (const auto& [name, v] : stats) {
             std::smatch m;

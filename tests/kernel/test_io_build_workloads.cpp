@@ -97,22 +97,7 @@ const std::vector<std::pair<std::string, std::string>> small_tree = {
     {"make_instructions_per_job", "20000"},
 };
 
-struct run_result {
-    int status = -1;
-    std::string out;
-};
-run_result run_cli(const std::string& args) {
-    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>/dev/null";
-    run_result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+using test::run_cli;
 } // namespace
 
 // ---- exec and wait ----------------------------------------------------------------------------------

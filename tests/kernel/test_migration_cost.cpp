@@ -10,6 +10,7 @@
 // kernel lines a switch touches, and not in L1, so a walk always reaches the L2.
 #include "base/stats/stats_writers.h"
 #include "sim/migration_report.h"
+#include "support/cli_runner.h"
 #include "support/file_text.h"
 #include "support/kernel_rig.h"
 
@@ -310,16 +311,10 @@ TEST_CASE("the report prints a row per class that happened, the stacking cost, a
 }
 
 namespace {
-std::string run_cli(const std::string& args) {
-    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>/dev/null";
-    std::string out;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    REQUIRE(::pclose(p) == 0);
-    return out;
+std::string run_cli(const std::string& args) { // stdout of a run that succeeds
+    const test::cli_result r = test::run_cli(args);
+    REQUIRE(r.status == 0);
+    return r.out;
 }
 } // namespace
 

@@ -1,5 +1,7 @@
 // Runs the warmsched binary of this build (WARMSCHED_BINARY) with a command line, for tests of what the
-// CLI prints: stdout, stderr and the exit status.
+// CLI prints: stdout, stderr and the exit status. run_cli: a `run --out DIR` starts from no DIR, as on a
+// fresh machine (a run refuses a non-empty DIR, and tests keep fixed names under /tmp across ctest
+// runs); run_cli_as_is leaves DIR as it is, for tests of what a run does with an existing one.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -21,7 +23,7 @@ struct cli_result {
     std::string out, err;
 };
 
-inline cli_result run_cli(const std::string& args) {
+inline cli_result run_cli_as_is(const std::string& args) {
     namespace fs = std::filesystem;
     const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
     const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
@@ -39,6 +41,16 @@ inline cli_result run_cli(const std::string& args) {
     r.err = ss.str();
     fs::remove(err_file);
     return r;
+}
+
+inline cli_result run_cli(const std::string& args) {
+    if (args.rfind("run ", 0) == 0) {
+        std::istringstream words(args);
+        std::error_code ec;
+        for (std::string w; words >> w;)
+            if (w == "--out" && words >> w) std::filesystem::remove_all(w, ec);
+    }
+    return run_cli_as_is(args);
 }
 
 } // namespace warmsched::test

@@ -598,6 +598,11 @@ std::unique_ptr<fio> fio::from_command_line(const std::vector<std::string>& args
 
 void fio::start(sim_kernel& k, const std::vector<bool>& allowed) {
     k_ = &k;
+    // fio on a block device: the job's region must fit on it (fio: "file ... exceeds device size").
+    const platform::block_device_params& dev = k.machine().platform().block_device;
+    if (o_.size > dev.capacity)
+        throw usage_error("fio: --size=" + std::to_string(o_.size) + " is larger than the device (" + dev.name +
+                          ": " + std::to_string(dev.capacity) + " bytes, platform key block_device.capacity)");
     profile_->working_set = static_cast<std::uint64_t>(p_.working_set_kib * 1024);
     profile_->pattern = access_pattern::uniform;
     profile_->accesses_per_kilo_instruction = p_.accesses_per_kilo_instruction;

@@ -47,6 +47,7 @@ public:
                                                            workload_params& params);
 
     std::string command() const override { return command_; }
+    std::uint64_t tasks_needed() const override { return 1ull + o_.nproc; }
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return result_->done; }
     void report(std::ostream& out) const override;

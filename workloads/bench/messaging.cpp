@@ -162,6 +162,10 @@ std::string seconds_ms(std::uint64_t ns) {
     return buf;
 }
 
+// hackbench has no limit; the model copies every byte through the simulated pipe buffer and caches, so a
+// 1GB message takes hours of host time per loop. 1MiB is 16 pipe buffers and 10^4 times the default.
+constexpr unsigned max_datasize = 1u << 20;
+
 } // namespace
 
 messaging::messaging(const messaging_options& o, style s, std::string command)
@@ -188,6 +192,11 @@ std::unique_ptr<messaging> messaging::from_hackbench(const std::vector<std::stri
     const auto operands = parse_options("hackbench", args, specs, usage);
     if (!operands.empty())
         throw usage_error("hackbench: unexpected argument '" + operands.front() + "'\n" + usage);
+    if (o.datasize > max_datasize)
+        throw usage_error("hackbench: --datasize " + std::to_string(o.datasize) + ": the model's limit is " +
+                          std::to_string(max_datasize) +
+                          " bytes per message (every byte goes through the pipe and the caches; "
+                          "docs/workloads.md)");
     return std::make_unique<messaging>(o, style::rt_tests, command);
 }
 

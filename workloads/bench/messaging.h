@@ -37,6 +37,9 @@ public:
                                                 const std::string& command);
 
     std::string command() const override { return command_; }
+    std::uint64_t tasks_needed() const override {
+        return 1 + 2ull * o_.groups * o_.fds; // the main task, a sender and a receiver per fd per group
+    }
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return result_->done; }
     void report(std::ostream& out) const override;

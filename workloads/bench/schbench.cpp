@@ -400,6 +400,10 @@ schbench::schbench(const schbench_options& o, const schbench_model& m, unsigned 
         o_.worker_threads ? o_.worker_threads : (ncpus + o_.message_threads - 1) / o_.message_threads;
 }
 
+std::uint64_t schbench::tasks_needed() const { // the main thread, message threads and their workers
+    return 1 + static_cast<std::uint64_t>(o_.message_threads) * (1 + run_->workers);
+}
+
 unsigned schbench::matrix_size() const {
     return static_cast<unsigned>(std::sqrt(static_cast<double>(o_.cache_footprint_kb) * 1024 / 3 / 8));
 }

@@ -85,6 +85,7 @@ public:
                                                        workload_params& params);
 
     std::string command() const override { return command_; }
+    std::uint64_t tasks_needed() const override;
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override;
     void report(std::ostream& out) const override;

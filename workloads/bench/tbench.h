@@ -85,6 +85,9 @@ public:
                                                      const std::string& command, workload_params& params);
 
     std::string command() const override { return command_; }
+    std::uint64_t tasks_needed() const override { // tbench, its client processes, a server per client
+        return 1 + o_.nprocs + 2ull * o_.nprocs * o_.clients_per_process;
+    }
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return result_->done; }
     void report(std::ostream& out) const override;

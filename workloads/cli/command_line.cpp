@@ -10,6 +10,7 @@
 #include "workloads/bench/schbench.h"
 #include "workloads/bench/sched_pipe.h"
 #include "workloads/bench/tbench.h"
+#include "workloads/kernel/pid_max.h"
 #include "workloads/rtapp/rt_app.h"
 
 #include <sstream>
@@ -129,6 +130,10 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
                           "schbench, massive_intr, cyclictest, netperf, tbench, rt-app, kernbench, make, fio "
                           "(optionally behind taskset -c CPUS)");
     }
+    if (const std::uint64_t n = wc.w->tasks_needed(); n > pid_max(ncpus))
+        throw usage_error(a[0] + ": needs " + std::to_string(n) + " tasks, more than the simulated kernel's pid_max of " +
+                          std::to_string(pid_max(ncpus)) + " on " + std::to_string(ncpus) +
+                          " CPUs (Linux: max(32768, 1024 x CPUs)); the real tool's fork() would fail with EAGAIN");
     wc.params = std::move(params);
     return wc;
 }

@@ -3,6 +3,8 @@
 
 #include "workloads/cli/option_parser.h"
 
+#include "base/files/input_file.h"
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -126,16 +128,20 @@ json parse_json_text(const std::string& text, const std::string& source, const s
         }
         throw usage_error(tool + ": " + source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                           ": malformed JSON: " + what);
+    } catch (const json::out_of_range& e) { // 406: a number past a double's range, e.g. 1e400
+        const std::string what = e.what();
+        const std::size_t q = what.find("number overflow");
+        throw usage_error(tool + ": " + source + ": " +
+                          (q == std::string::npos ? what : what.substr(q)) + " (beyond a double's range)");
     }
     return doc;
 }
 
 json read_json_file(const std::string& path, const std::string& tool) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error(tool + ": cannot read " + path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_json_text(text.str(), path, tool);
+    std::string why;
+    const std::optional<std::string> text = base::read_input_file(path, why);
+    if (!text) throw usage_error(tool + ": " + path + ": " + why);
+    return parse_json_text(*text, path, tool);
 }
 
 } // namespace warmsched::workloads::rtapp

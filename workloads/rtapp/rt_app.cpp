@@ -92,6 +92,10 @@ rt_app::rt_app(config cfg, const rtapp_params& params, int log_level, std::strin
     w_->params = params;
 }
 
+std::uint64_t rt_app::tasks_needed() const {
+    return 1 + static_cast<std::uint64_t>(w_->cfg.threads);
+}
+
 std::unique_ptr<rt_app> rt_app::from_command_line(const std::vector<std::string>& args,
                                                   const std::string& command, unsigned ncpus,
                                                   workload_params& params) {

@@ -39,6 +39,7 @@ public:
                                                      workload_params& params);
 
     std::string command() const override { return command_; }
+    std::uint64_t tasks_needed() const override; // rt-app and the threads it creates at start
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return w_->main_done; }
     void report(std::ostream& out) const override;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <set>
 
 namespace warmsched::workloads::rtapp {
 
@@ -78,6 +80,9 @@ const char* type_name(const json& v) {
     if (v.is_null()) return "null";
     if (v.is_boolean()) return "a boolean";
     if (v.is_number_integer()) return "an integer";
+    // nlohmann keeps an integer literal past 64 bits as a double: it has no fraction, it is too large.
+    if (v.is_number() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>())
+        return "an integer too large for 64 bits";
     if (v.is_number()) return "a number with a fraction";
     if (v.is_string()) return "a string";
     if (v.is_array()) return "an array";
@@ -641,6 +646,54 @@ struct parser {
             later(pol_where, "SCHED_DEADLINE needs the deadline scheduling class, which is not modelled yet");
         t.taskgroup = tg;
         t.taskgroup_path = tg_path;
+        check_mutex_pairs(t);
+        check_time_advances(t);
+    }
+
+    // An unlock of a mutex the thread does not hold at that point of its loop. rt-app's mutexes are
+    // PTHREAD_PRIO_INHERIT (global.pi_enabled) or default ones: unlocking one the thread does not own is
+    // EPERM or undefined, never what the file means. Wait and sync release and retake their mutex.
+    void check_mutex_pairs(const task& t) const {
+        std::set<int> held;
+        for (const phase& ph : t.phases)
+            for (const event& e : ph.events) {
+                if (e.kind == event_kind::lock) held.insert(e.res);
+                if (e.kind == event_kind::unlock && !held.erase(e.res))
+                    fail(ph.path + "." + e.key,
+                         "unlocks mutex \"" + c.resources[static_cast<std::size_t>(e.res)].name +
+                             "\", which the thread does not hold there (lock it first in the same loop)");
+            }
+    }
+
+    // A thread whose every event takes no time (lock and unlock, run 0, a timer of period 0, ...) loops
+    // without the simulated clock moving: the run could never end. The real rt-app spins a CPU there
+    // on its own bookkeeping, which the model does not charge.
+    void check_time_advances(const task& t) const {
+        const auto takes_time = [](const event& e) {
+            switch (e.kind) {
+            case event_kind::lock:
+            case event_kind::unlock:
+                return false;
+            case event_kind::run:
+            case event_kind::runtime:
+            case event_kind::timer:
+                return e.duration_us > 0;
+            case event_kind::mem:
+                return e.bytes > 0;
+            case event_kind::memrun:
+                return e.accesses > 0;
+            default: // a system call (sleep, yield, futexes, clone): the kernel's direct cost
+                return true;
+            }
+        };
+        long long passes = t.loop < 0 ? -1 : t.loop;
+        for (const phase& ph : t.phases) {
+            if (ph.loop < 0) passes = -1;
+            if (std::any_of(ph.events.begin(), ph.events.end(), takes_time)) return;
+        }
+        if (passes < 0 || passes > 1'000'000)
+            fail(t.path, "no event of its loop takes time (lock, unlock, run 0, a timer of period 0), so it "
+                         "would loop forever at one instant; give it a run, a sleep or a timer period > 0");
     }
 
     static int default_priority(policy p) { return p == policy::fifo || p == policy::rr ? 10 : 0; }
