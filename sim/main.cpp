@@ -169,7 +169,7 @@ int sc_main(int argc_all, char* argv_all[]) {
     std::vector<std::string> topo_overrides;
     auto* topology =
         app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
-    topology->add_option("platform", topo_platform,
+    topology->add_option("platform,--platform", topo_platform,
                          "Shipped platform name, path to a platform YAML file, or an hwloc XML (imported)")
         ->required();
     topology->add_option("-p,--param", topo_overrides, "Override a platform key: dotted.key=value");

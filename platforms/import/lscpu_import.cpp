@@ -138,7 +138,9 @@ machine_inventory read_lscpu_json(const std::string& text, const std::string& so
     // Per-instance sizes and instance counts from the summary ("L2 cache: 4 MiB (2 instances)").
     std::map<unsigned, std::pair<std::uint64_t, unsigned>> summary_caches;
     for (const char* name : {"L1d", "L2", "L3", "L4"}) {
-        const auto it = summary.find(std::string(name) + " cache");
+        // "L2 cache:" (util-linux 2.38), or "L2:" under "Caches (sum of all):" (2.39 and later).
+        auto it = summary.find(std::string(name) + " cache");
+        if (it == summary.end()) it = summary.find(name);
         if (it == summary.end()) continue;
         unsigned n = 0;
         const std::uint64_t size = size_of(it->second, &n);
