@@ -40,7 +40,8 @@ std::vector<std::string> shipped_platforms() {
 std::string find_platform_path(const std::string& name_or_path, std::string& why) {
     const bool looks_like_path =
         name_or_path.find('/') != std::string::npos ||
-        (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml");
+        (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml") ||
+        (name_or_path.size() > 4 && name_or_path.substr(name_or_path.size() - 4) == ".xml");
     if (looks_like_path) {
         if (fs::exists(name_or_path)) return name_or_path;
         why = "platform file '" + name_or_path + "' does not exist";

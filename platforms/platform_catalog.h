@@ -1,5 +1,6 @@
 // The shipped platforms: a name resolves to configs/platforms/NAME.yaml in the source tree (or the
-// configs/ folder next to the executable); anything containing a '/' or ending in .yaml is a path.
+// configs/ folder next to the executable); anything containing a '/' or ending in .yaml or .xml (an hwloc
+// topology) is a path.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 
 #include "platforms/config/config_reader.h"
 #include "platforms/fabric_graph.h"
+#include "platforms/import/platform_import.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/topology.h"
 
@@ -28,6 +29,35 @@ constexpr double min_bandwidth = 1e7;                 // 10MB/s
 constexpr double max_bandwidth = 1e15;                // 1PB/s
 constexpr std::uint64_t max_page_size = 1ull << 30;   // 1GiB pages
 
+// topology.cpu_ids: every Linux CPU number once, one per hardware thread in tree order.
+void read_cpu_ids(config_reader& topo, platform_params& p) {
+    unsigned long long n = p.threads_per_core;
+    for (const auto& l : p.levels) n = std::min<unsigned long long>(n * l.count, max_cpus + 1ull);
+    if (n > max_cpus) return; // check_consistency reports the size
+    const auto cpus = static_cast<unsigned>(n);
+    std::vector<bool> seen(cpus, false);
+    for (const auto& text : topo.text_list("cpu_ids")) {
+        unsigned long id = 0;
+        const bool digits = !text.empty() && text.size() <= 9 &&
+                            std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (digits) id = std::stoul(text);
+        if (!digits || id >= cpus) {
+            topo.error("cpu_ids", "'" + text + "' is not a CPU number of this machine (0-" +
+                                      std::to_string(cpus - 1) + ")");
+            return;
+        }
+        if (seen[id]) {
+            topo.error("cpu_ids", "CPU " + text + " is listed twice");
+            return;
+        }
+        seen[id] = true;
+        p.cpu_ids.push_back(static_cast<unsigned>(id));
+    }
+    if (p.cpu_ids.size() != cpus)
+        topo.error("cpu_ids", "expected " + std::to_string(cpus) + " CPU numbers (one per hardware thread), got " +
+                                  std::to_string(p.cpu_ids.size()));
+}
+
 void read_levels(config_reader& topo, platform_params& p) {
     auto levels = topo.children("levels", true);
     std::set<std::string> seen;
@@ -44,7 +74,15 @@ void read_levels(config_reader& topo, platform_params& p) {
         (p.levels.size() < 2 || p.levels.front().name != "socket" || p.levels.back().name != "core"))
         topo.error("levels", "levels must start with 'socket' and end with 'core' (outermost first)");
     p.threads_per_core = static_cast<unsigned>(topo.integer("threads_per_core", 1, 1, 8));
-    p.cpu_numbering = topo.choice("cpu_numbering", {"siblings_last", "siblings_adjacent"}, "siblings_last");
+    if (topo.has("cpu_ids")) {
+        if (topo.has("cpu_numbering")) {
+            topo.text("cpu_numbering");
+            topo.error("cpu_numbering", "give cpu_numbering or cpu_ids, not both");
+        }
+        read_cpu_ids(topo, p);
+    } else {
+        p.cpu_numbering = topo.choice("cpu_numbering", {"siblings_last", "siblings_adjacent"}, "siblings_last");
+    }
     topo.finish();
 }
 
@@ -456,9 +494,17 @@ std::string set_sampling_problem(const platform_params& p, unsigned ratio) {
     return {};
 }
 
+config::config_node load_platform_file(const std::string& path) {
+    if (!import::is_hwloc_xml(path)) return config::load_yaml_file(path);
+    import::import_request r;
+    r.from = import::import_from::hwloc;
+    r.input = path;
+    return config::load_yaml_text(import::import_platform_yaml(r), path + " (imported)");
+}
+
 platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides,
                               config::config_node* resolved) {
-    config::config_node root = config::load_yaml_file(resolve_platform_path(name_or_path));
+    config::config_node root = load_platform_file(resolve_platform_path(name_or_path));
     for (const auto& o : overrides) config::apply_override(root, o);
     return read_platform(root, resolved);
 }

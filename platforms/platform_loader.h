@@ -21,6 +21,10 @@ platform_params read_platform(const config::config_node& root, config::config_no
 // two that divides the number of sets of every cache level.
 std::string set_sampling_problem(const platform_params& p, unsigned ratio);
 
+// The tree of a platform file: YAML (includes resolved), or an hwloc XML (a path ending in .xml or text
+// starting with <?xml), imported on the fly as `warmsched import` would write it.
+config::config_node load_platform_file(const std::string& path);
+
 // Loads a platform by shipped name (configs/platforms/NAME.yaml) or by path, applying `-p` overrides.
 platform_params load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides = {},
                               config::config_node* resolved = nullptr);

@@ -151,6 +151,10 @@ struct platform_params {
     std::vector<level_params> levels; // outermost (socket) first, innermost (core) last
     unsigned threads_per_core = 1;
     std::string cpu_numbering = "siblings_last";
+    // Explicit Linux CPU numbers, one per hardware thread: core by core in tree order, the threads of a
+    // core in order. Empty: cpu_numbering decides. Imported machines whose numbering is neither of the two
+    // (a 2-socket Core 2 numbers its CPUs alternately across the sockets) state it this way.
+    std::vector<unsigned> cpu_ids;
     core_params core;
     std::vector<cache_params> caches; // closest to the core first
     memory_params memory;

@@ -17,15 +17,17 @@ topology::topology(const platform_params& p) : threads_per_core_(p.threads_per_c
     num_cores_ = span_[0] * counts_[0];
 
     // Linux x86 numbering: first threads of all cores in order, then the second threads, and so on.
-    // "siblings_adjacent" numbers the threads of a core consecutively (as many ARM and POWER systems do).
+    // "siblings_adjacent" numbers the threads of a core consecutively (as many ARM and POWER systems do);
+    // cpu_ids gives every number explicitly.
     const unsigned n = num_cpus();
     cpu_of_.resize(n);
     core_of_cpu_.resize(n);
     thread_of_cpu_.resize(n);
     for (unsigned c = 0; c < num_cores_; ++c)
         for (unsigned t = 0; t < threads_per_core_; ++t) {
-            unsigned cpu =
-                p.cpu_numbering == "siblings_adjacent" ? c * threads_per_core_ + t : t * num_cores_ + c;
+            unsigned cpu = !p.cpu_ids.empty()                        ? p.cpu_ids[c * threads_per_core_ + t]
+                           : p.cpu_numbering == "siblings_adjacent" ? c * threads_per_core_ + t
+                                                                    : t * num_cores_ + c;
             cpu_of_[c * threads_per_core_ + t] = cpu;
             core_of_cpu_[cpu] = c;
             thread_of_cpu_[cpu] = t;

@@ -40,13 +40,14 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     if (const auto* entry = root.find_entry("platform"); entry && entry->value.is_scalar()) {
         std::string name = entry->value.scalar();
         const bool is_path = name.find('/') != std::string::npos ||
-                             (name.size() > 5 && name.substr(name.size() - 5) == ".yaml");
+                             (name.size() > 5 && name.substr(name.size() - 5) == ".yaml") ||
+                             (name.size() > 4 && name.substr(name.size() - 4) == ".xml");
         if (is_path && fs::path(name).is_relative() && entry->value.where().line > 0)
             name = (fs::path(path).parent_path() / name).string();
         std::string why;
         const std::string file = platform::find_platform_path(name, why);
         if (file.empty()) throw config::config_error(entry->value.where(), "platform", why);
-        root.set("platform", config::load_yaml_file(file), entry->key_where);
+        root.set("platform", platform::load_platform_file(file), entry->key_where);
     }
     for (const auto& o : rest) config::apply_override(root, o);
 

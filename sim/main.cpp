@@ -1,7 +1,8 @@
-// warmsched command line: platforms, topology, probe, run. User errors (bad configuration, bad options)
+// warmsched command line: platforms, topology, import, probe, run. User errors (bad configuration, bad options)
 // print one line each and exit with status 2; nothing a user types should crash the program.
 #include "models/system/machine.h"
 #include "platforms/config/config_error.h"
+#include "platforms/import/platform_import.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "sim/compare/compare_table.h"
@@ -21,6 +22,7 @@
 #include <systemc>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -169,13 +171,29 @@ int sc_main(int argc_all, char* argv_all[]) {
     std::vector<std::string> topo_overrides;
     auto* topology =
         app.add_subcommand("topology", "Print a platform's machine tree, NUMA distances and sched domains");
-    topology->add_option("platform", topo_platform, "Shipped platform name or path to a platform YAML file")
+    topology->add_option("platform,--platform", topo_platform,
+                         "Shipped platform name, path to a platform YAML file, or an hwloc XML (imported)")
         ->required();
     topology->add_option("-p,--param", topo_overrides, "Override a platform key: dotted.key=value");
     topology
         ->add_option("--kernel", topo_kernel,
                      "Sched domains of cfs (Linux v5.15) or eevdf (v6.12, the default)")
         ->check(CLI::IsMember({"cfs", "eevdf"}));
+
+    std::string import_input, import_from, import_output, import_name;
+    auto* import_cmd = app.add_subcommand(
+        "import", "Write a platform YAML file for a real machine: an hwloc XML (lstopo --of xml), a sysfs root "
+                  "directory or lscpu JSON (lscpu -J); with no input, this machine. Topology, SMT, caches and "
+                  "NUMA nodes are read; latencies and bandwidths come from the nearest shipped platform, each "
+                  "marked # est: (docs/platforms.md, \"Import your own machine\")");
+    import_cmd->add_option("input", import_input,
+                           "hwloc XML file, sysfs root directory, lscpu JSON file, or - for standard input "
+                           "(default: this machine's /sys)");
+    import_cmd->add_option("--from", import_from, "hwloc, sysfs or lscpu (default: told by the input)")
+        ->check(CLI::IsMember({"hwloc", "sysfs", "lscpu"}));
+    import_cmd->add_option("-o,--output", import_output, "Write the platform to this file (default: stdout)");
+    import_cmd->add_option("--name", import_name,
+                           "The platform's name (default: the input's file name, or this-machine)");
 
     probe_cli pc;
     auto* probe = app.add_subcommand("probe", "Run a hardware probe on a platform");
@@ -214,7 +232,8 @@ int sc_main(int argc_all, char* argv_all[]) {
         "run", "Run an experiment file (default: configs/experiments/default.yaml), or the workload given "
                "after --, e.g.: warmsched run --kernel cfs -- hackbench -p -g 10 -l 100");
     run->add_option("experiment", experiment_file, "Experiment YAML file");
-    run->add_option("--platform", run_platform, "Shipped platform name or path (= -p platform=P)");
+    run->add_option("--platform", run_platform,
+                    "Shipped platform name or path; an hwloc XML is imported (= -p platform=P)");
     run->add_option("--kernel", run_kernel, "Scheduler: cfs (Linux v5.15) or eevdf (v6.12, the default)")
         ->check(CLI::IsMember({"cfs", "eevdf"}));
     run->add_option("--feature", run_features, "Scheduler feature flag NAME=on|off (repeatable)");
@@ -376,6 +395,21 @@ int sc_main(int argc_all, char* argv_all[]) {
             sim::print_topology(std::cout, platform::load_platform(topo_platform, topo_overrides),
                                 topo_kernel == "cfs" ? scheduler::kernel_version::cfs_v5_15
                                                      : scheduler::kernel_version::eevdf_v6_12);
+            return 0;
+        }
+        if (*import_cmd) {
+            platform::import::import_request r;
+            if (!import_from.empty()) platform::import::parse_import_from(import_from, r.from);
+            r.input = import_input;
+            r.name = import_name;
+            const std::string yaml = platform::import::import_platform_yaml(r);
+            if (import_output.empty()) {
+                std::cout << yaml;
+            } else {
+                std::ofstream f(import_output);
+                if (!(f << yaml))
+                    throw config::config_error(config::origin{import_output, 0, 0}, "", "cannot write file");
+            }
             return 0;
         }
         if (*probe) return run_probe(pc);
