@@ -213,6 +213,7 @@ void write_perfetto_trace(std::ostream& out, const sched_event_log& log, const s
         auto* info = p.mutable_system_info();
         info->mutable_utsname()->set_sysname("Linux");
         info->mutable_utsname()->set_release(kernel_release);
+        info->mutable_utsname()->set_machine("x86_64"); // the platforms are x86 machines
         info->set_num_cpus(ncpus);
         stream.put(p);
     }

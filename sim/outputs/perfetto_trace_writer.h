@@ -3,8 +3,8 @@
 // importer ignores -- sched_wakeup(_new), sched_migrate_task, sched_process_fork/exit -- reaches it as
 // typed events. Schema: sim/outputs/perfetto/perfetto_trace.proto (a subset of Perfetto's, same field
 // numbers). The file is a `Trace`: TracePackets one after another, in this order:
-//   - SystemInfo: uname (sysname Linux, release of the simulated kernel: Perfetto decodes sched_switch's
-//     prev_state by it) and the CPU count;
+//   - SystemInfo: uname (sysname Linux, machine x86_64, release of the simulated kernel: Perfetto decodes
+//     sched_switch's prev_state by it) and the CPU count;
 //   - ProcessTree at the window's start: the tasks seen in the window that it did not fork (the
 //     processes alive when tracing started, as traced_probes scans /proc), cmdline = comm;
 //   - TrackDescriptors: a "CPU counters" track with, per CPU, counter tracks `cpu<N> L1d misses`,

@@ -312,6 +312,7 @@ TEST_CASE("trace.perfetto-trace holds trace.txt's events one for one, and the ru
     REQUIRE(d.system);
     CHECK(d.system->utsname().sysname() == "Linux");
     CHECK(d.system->utsname().release() == "6.12.0-warmsched");
+    CHECK(d.system->utsname().machine() == "x86_64");
     CHECK(d.system->num_cpus() == 32);
 
     // Names: the process tree at the start has hackbench (pid 1, the task not forked in the trace).
