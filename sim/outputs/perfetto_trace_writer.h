@@ -35,7 +35,7 @@
 namespace warmsched::sim {
 
 // Ftrace bundles and counter packets are cut at multiples of this (traced_probes drains each CPU's
-// buffer every drain_period_ms, 100 ms by default; 1 ms keeps a bundle to a few hundred kB).
+// buffer every drain_period_ms, 100 ms by default; a shorter period keeps each packet small).
 inline constexpr scheduler::nsec perfetto_bundle_period_ns = 1'000'000;
 
 // `kernel_release`: uname -r of the simulated kernel (sim_kernel::uname_release).
