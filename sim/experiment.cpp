@@ -111,7 +111,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         e.trace.enabled = t.boolean("enabled", false);
         {
             const std::string formats = t.text("formats", "ftrace");
-            e.trace.ftrace = e.trace.chrome = false;
+            e.trace.ftrace = e.trace.chrome = e.trace.perfetto = false;
             std::size_t from = 0;
             while (from <= formats.size()) {
                 const std::size_t comma = std::min(formats.find(',', from), formats.size());
@@ -120,9 +120,11 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
                     e.trace.ftrace = true;
                 else if (f == "chrome")
                     e.trace.chrome = true;
+                else if (f == "perfetto")
+                    e.trace.perfetto = true;
                 else
-                    t.error("formats",
-                            "unknown trace format '" + f + "' (expected ftrace, chrome or ftrace,chrome)");
+                    t.error("formats", "unknown trace format '" + f +
+                                           "' (expected ftrace, chrome, perfetto or a comma list)");
                 from = comma + 1;
             }
         }

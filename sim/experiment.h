@@ -36,7 +36,7 @@ struct experiment {
     std::uint64_t duration_ns = 0; // stop after this much simulated time (0: when the workloads end)
     bool migration_cost = true;    // run the cost-of-migration tracker and print its report
     std::vector<unsigned> schedstat_versions{15, 17}; // the /proc/schedstat layouts written (15, 16, 17)
-    trace_settings trace;          // trace.txt (ftrace text), trace.json, trace.vcd; off by default
+    trace_settings trace;          // trace.txt, trace.json, trace.perfetto-trace, trace.vcd; off by default
     bool plot = false;             // write plots/ (gnuplot PNG and SVG) after the run
     config::config_node resolved;  // every parameter, defaults included
 };

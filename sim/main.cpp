@@ -262,7 +262,8 @@ int sc_main(int argc_all, char* argv_all[]) {
                     "Trace only START:END (simulated seconds, e.g. 0.01:0.02); implies --trace");
     std::string run_trace_format;
     run->add_option("--trace-format", run_trace_format,
-                    "Trace files: ftrace (trace.txt), chrome (trace.json) or ftrace,chrome; implies --trace");
+                    "Trace files: ftrace (trace.txt), chrome (trace.json), perfetto (trace.perfetto-trace), "
+                    "or a comma list (ftrace,perfetto); implies --trace");
     bool run_vcd = false, run_plot = false;
     run->add_flag("--vcd", run_vcd,
                   "Write trace.vcd (per-CPU pid, run-queue length, cache misses) and trace.vcd.filter "

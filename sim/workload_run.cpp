@@ -8,8 +8,10 @@
 #include "sim/outputs/chrome_trace_writer.h"
 #include "sim/results_dir.h"
 #include "sim/outputs/ftrace_writer.h"
+#include "sim/outputs/perfetto_trace_writer.h"
 #include "sim/outputs/progress_meter.h"
 #include "sim/outputs/report_json.h"
+#include "sim/outputs/sched_event_log.h"
 #include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/outputs/vcd_writer.h"
@@ -58,13 +60,14 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     workloads::sim_kernel k("kernel", m, with_seeded_tick_phase(e.kernel, e.seed), e.seed, e.migration_cost);
     k.set_fast_forward(e.fast_forward);
     if (!e.cgroups.only_root()) k.sched().set_cgroups(e.cgroups);
-    std::unique_ptr<ftrace_writer> trace;
-    if (e.trace.enabled && e.trace.ftrace) {
-        trace = std::make_unique<ftrace_writer>(k.sched(), m, e.trace);
-    }
-    // The timeline behind trace.json, the VCD and the plots.
+    // The events behind trace.txt and trace.perfetto-trace.
+    const bool perfetto = e.trace.enabled && e.trace.perfetto;
+    std::unique_ptr<sched_event_log> trace;
+    if ((e.trace.enabled && e.trace.ftrace) || perfetto)
+        trace = std::make_unique<sched_event_log>(k.sched(), m, e.trace);
+    // The timeline behind trace.json, the VCD, the plots and trace.perfetto-trace's counters.
     std::unique_ptr<sched_timeline> timeline;
-    if ((e.trace.enabled && e.trace.chrome) || e.trace.vcd || e.plot)
+    if ((e.trace.enabled && e.trace.chrome) || perfetto || e.trace.vcd || e.plot)
         timeline = std::make_unique<sched_timeline>(k.sched(), m, e.trace);
     std::unique_ptr<progress_meter> progress;
     if (progress_meter::wanted(2)) progress = std::make_unique<progress_meter>(std::cerr, e.duration_ns);
@@ -162,15 +165,21 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         std::ofstream mj(fs::path(out_dir) / "migration_report.json");
         write_migration_report_json(mj, kernel_stats, run_provenance(e));
     }
-    std::string files = trace ? ", trace.txt" : "";
-    if (trace) {
+    std::string files;
+    if (trace && e.trace.ftrace) {
         std::ofstream tf(fs::path(out_dir) / "trace.txt");
-        trace->write(tf);
+        write_ftrace_text(tf, *trace);
+        files += ", trace.txt";
     }
     if (timeline && e.trace.enabled && e.trace.chrome) {
         std::ofstream tj(fs::path(out_dir) / "trace.json");
         write_chrome_trace(tj, *timeline, run_provenance(e));
         files += ", trace.json";
+    }
+    if (perfetto) {
+        std::ofstream pf(fs::path(out_dir) / "trace.perfetto-trace", std::ios::binary);
+        write_perfetto_trace(pf, *trace, *timeline, k.uname_release());
+        files += ", trace.perfetto-trace";
     }
     if (timeline && e.trace.vcd) {
         std::ofstream vcd(fs::path(out_dir) / "trace.vcd");

@@ -2,7 +2,8 @@
 // the kernel fires sched_switch, sched_waking, sched_wakeup(_new), sched_migrate_task,
 // sched_process_fork and sched_process_exit, plus the periodic tick (for sampled counters). Every
 // call says which CPU's code fires it and the scheduler time; the task running there is
-// rq(cpu).curr. Plain C++, no output format: sim/outputs/ftrace_writer prints ftrace text from it.
+// rq(cpu).curr. Plain C++, no output format: sim/outputs/sched_event_log records them for trace.txt and
+// trace.perfetto-trace, sim/outputs/sched_timeline for trace.json, the VCD and the plots.
 // Left out: tracepoints of classes and paths not modelled (sched_stat_*, sched_pi_setprio, cpu_idle).
 #pragma once
 

@@ -5,7 +5,7 @@
 // rewritten in place about once a second from the scheduler's tick tracepoint (no SystemC event of its own:
 // an extra event would move the end of a run that stops when its workloads end), starting after 2 s of wall
 // time, and cleared at the end. It is only created when stderr is a terminal, so runs whose stderr goes to a
-// file or pipe are untouched. Also here: a tee that lets the progress meter and the ftrace writer both
+// file or pipe are untouched. Also here: a tee that lets the progress meter and the trace recorders all
 // observe the scheduler.
 #pragma once
 

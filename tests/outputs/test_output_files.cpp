@@ -425,12 +425,13 @@ TEST_CASE("the same seed gives byte-identical trace.json and trace.vcd and plot 
 }
 
 TEST_CASE("bad trace and plot options are one-line errors naming the option") {
-    const auto bad_format = run_cli("run --platform zen3-5950x --trace-format perfetto --out " +
+    const auto bad_format = run_cli("run --platform zen3-5950x --trace-format ftrace,systrace --out " +
                                     (fs::temp_directory_path() / "warmsched-outputs-bad").string() +
                                     " -- hackbench -p -g 1 -l 2");
     CHECK(bad_format.status == 2);
     CHECK(bad_format.err.find("trace.formats") != std::string::npos);
-    CHECK(bad_format.err.find("unknown trace format 'perfetto'") != std::string::npos);
+    CHECK(bad_format.err.find("unknown trace format 'systrace' (expected ftrace, chrome, perfetto or a comma "
+                              "list)") != std::string::npos);
     const auto bad_point = run_cli("plot --sweep cfs:two:/tmp");
     CHECK(bad_point.status == 2);
     CHECK(bad_point.err.find("error: --sweep: expected VARIANT:X:DIR") == 0);
