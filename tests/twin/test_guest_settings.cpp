@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +22,9 @@ namespace fs = std::filesystem;
 namespace {
 
 sim::experiment experiment_of(const std::string& yaml) {
-    const fs::path p = fs::temp_directory_path() / "warmsched-test-guest-settings.yaml";
+    // One file per process: ctest runs the test cases of this file in parallel.
+    const fs::path p =
+        fs::temp_directory_path() / ("warmsched-test-guest-settings-" + std::to_string(::getpid()) + ".yaml");
     std::ofstream(p) << yaml;
     auto e = sim::read_experiment(p.string(), {});
     fs::remove(p);
