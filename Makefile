@@ -2,9 +2,14 @@
 #   make run    install what is missing, build, run the default experiment
 #   make test   install what is missing, build, run the test suite
 # Other targets: make build, make bench, make validate-published (the model against the published tables,
-# docs/validation.md section 10; about an hour on 2 cores), make format, make clean, make deps (the Debian
-# packages, and the Debian kernels `warmsched twin` boots).
+# docs/validation.md section 10; about an hour on 2 cores), make fuzz (the libFuzzer harnesses of fuzz/,
+# FUZZ_SECONDS per harness, default 3600; docs/validation.md section 11), make format, make clean,
+# make deps (the Debian packages, and the Debian kernels `warmsched twin` boots).
+# `make test` ends with a 30 s fuzz smoke per harness over its corpus (FUZZ_SMOKE_SECONDS).
 BUILD ?= build
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 3600
+FUZZ_SMOKE_SECONDS ?= 30
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 # CI builds with warnings as errors.
@@ -13,18 +18,28 @@ CMAKE_FLAGS += -DWARMSCHED_WERROR=ON
 endif
 DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-graph-dev \
                 catch2 libcli11-dev nlohmann-json3-dev gnuplot-nox libhwloc-dev hwloc libprotobuf-dev \
-                protobuf-compiler
+                protobuf-compiler clang
 # warmsched twin: QEMU, the guest's initramfs (busybox-static, cpio) and the real tools it runs there.
 TWIN_PACKAGES := qemu-system-x86 busybox-static cpio rt-tests linux-perf fio rt-app dbench make gcc binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench validate-published format clean
+.PHONY: run test build deps bench validate-published fuzz fuzz-build format clean
 
 run: build
 	./$(BUILD)/warmsched run configs/experiments/default.yaml
 
-test: build
+test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
+
+# The harnesses, in their own tree: clang, libFuzzer, ASan and UBSan over every layer they reach.
+fuzz-build: deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DWARMSCHED_FUZZ=ON -DWARMSCHED_BUILD_TESTS=OFF -DWARMSCHED_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_harnesses
+
+fuzz: fuzz-build
+	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -56,4 +71,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs the libFuzzer harnesses (fuzz/CMakeLists.txt) of a WARMSCHED_FUZZ build over their corpora.
+#   fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]     (default: every harness)
+# Each harness starts from its seed corpus (shipped configs, rt-app's examples, hwloc's XMLs, ...) and a
+# working corpus kept in BUILD_DIR/fuzz-corpus/<harness> (it grows from run to run); findings go to
+# BUILD_DIR/fuzz-findings/. Prints one line per harness: executions, coverage, corpus, findings.
+# Exit status 1 if any harness found a crash, a leak, a sanitizer report or a timeout (> 10 s per input).
+set -u
+build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
+seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
+shift 2
+src=$(cd "$(dirname "$0")/.." && pwd)
+harnesses=${*:-fuzz_platform_yaml fuzz_experiment_yaml fuzz_rtapp_json fuzz_workload_cli fuzz_compare_readers fuzz_import}
+
+seeds_of() {
+    case $1 in
+    fuzz_platform_yaml) echo "$src/configs/platforms" ;;
+    fuzz_experiment_yaml) echo "$src/configs/experiments" ;;
+    fuzz_rtapp_json) echo "/usr/share/doc/rt-app/examples" ;;
+    fuzz_workload_cli) echo "$src/fuzz/corpus/workload_cli" ;;
+    fuzz_compare_readers) echo "$src/fuzz/corpus/compare_readers" ;;
+    fuzz_import) echo "$src/tests/data/hwloc $src/tests/data/this-machine" ;;
+    esac
+}
+
+status=0
+mkdir -p "$build/fuzz-findings"
+for h in $harnesses; do
+    bin="$build/fuzz/$h"
+    [ -x "$bin" ] || { echo "fuzz/run.sh: $bin is not built (cmake -DWARMSCHED_FUZZ=ON)" >&2; exit 2; }
+    work="$build/fuzz-corpus/$h"
+    mkdir -p "$work"
+    # libFuzzer reads files only: the seed directories' files, flattened (rt-app's examples are nested).
+    seeds="$build/fuzz-seeds/$h"
+    rm -rf "$seeds"
+    mkdir -p "$seeds"
+    for d in $(seeds_of "$h"); do
+        [ -d "$d" ] && find "$d" -type f -size -1M -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
+    done
+    log="$build/fuzz-findings/$h.log"
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$build/fuzz-findings/$h-" "$work" "$seeds" > "$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+    corp=$(ls "$work" | wc -l)
+    findings=$(ls "$build/fuzz-findings" | grep -c "^$h-")
+    echo "$h: ${seconds}s, ${execs:-0} executions, ${cov:-cov: ?}, corpus $corp, findings $findings, exit $rc"
+    if [ $rc -ne 0 ]; then
+        status=1
+        grep -m1 -E "ERROR: |SUMMARY: |runtime error" "$log" | sed "s/^/  $h: /"
+    fi
+done
+exit $status
