@@ -130,7 +130,9 @@ int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
                                                    {stat::coeffvar, "CoeffVar"},
                                                    {stat::max, "Max"}};
     bool first_block = true;
-    for (const auto& [which, title] : blocks) {
+    for (const auto& block : blocks) {
+        const stat which = block.first; // names, not structured bindings: the lambda below captures it
+        const char* const title = block.second;
         if (!first_block) out << "\n";
         first_block = false;
         for (const auto& m : order) {

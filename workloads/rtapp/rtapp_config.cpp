@@ -282,8 +282,8 @@ struct parser {
 
     // The sub-keys of an event given as an object; any other key is an error.
     void only_keys(const json& v, const std::string& path, std::initializer_list<const char*> keys) const {
-        for (const auto& [key, unused] : v.items()) {
-            (void)unused;
+        for (const auto& item : v.items()) {
+            const std::string& key = item.key(); // a name, not a structured binding: lambdas capture it
             if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) ==
                 keys.end()) {
                 std::string list;
