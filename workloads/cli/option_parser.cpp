@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 namespace warmsched::workloads {
 
@@ -47,7 +48,10 @@ public:
     captured_stderr() : saved_(stderr), mem_(open_memstream(&buf_, &len_)) {
         if (mem_) stderr = mem_;
     }
-    ~captured_stderr() { release(); }
+    ~captured_stderr() {
+        release();
+        std::free(buf_); // open_memstream's buffer is the caller's to free, after fclose
+    }
     std::string text() {
         release();
         std::string t = buf_ ? std::string(buf_, len_) : std::string();
