@@ -35,7 +35,7 @@ for h in $harnesses; do
     rm -rf "$seeds"
     mkdir -p "$seeds"
     for d in $(seeds_of "$h"); do
-        [ -d "$d" ] && find "$d" -type f -size -1M -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
+        [ -d "$d" ] && find "$d" -type f -size -1024k -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
     done
     log="$build/fuzz-findings/$h.log"
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -89,6 +89,9 @@ std::string import_platform_yaml(const import_request& r) {
         inv = from == import_from::hwloc ? read_hwloc_xml_text(text, source) : read_lscpu_json(text, source);
     }
 
+    // A CPU's brand string is 48 bytes (CPUID 0x80000002-4); a longer one is not a model name, and the
+    // family matching runs std::regex over it, which recurses once per character.
+    if (inv.model_name.size() > 128) inv.model_name.resize(128);
     const machine_shape shape = shape_machine(inv);
     const unsigned nodes_per_socket =
         shape.node_per == "machine" ? 1 : std::max(1u, shape.num_nodes / shape.num_sockets());

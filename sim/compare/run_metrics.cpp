@@ -49,6 +49,7 @@ run_metrics parse_report_metrics(const std::string& text) {
     std::map<std::string, int> seen;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
+        if (line.size() > 512) continue; // no metric line is this long; std::regex recurses per character
         for (const auto& p : patterns) {
             std::smatch m;
             if (!std::regex_match(line, m, p.re)) continue;

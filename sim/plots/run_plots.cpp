@@ -54,6 +54,7 @@ std::vector<series> latency_percentiles(const std::string& report) {
     bool fio = false;
     int fio_blocks = 0;
     for (std::string line; std::getline(in, line);) {
+        if (line.size() > 4096) continue; // not a line of the tools' output; std::regex recurses per character
         std::smatch m;
         if (std::regex_match(line, m, schbench_head)) {
             const std::string name = m[1].str() + " (usec)";
@@ -96,6 +97,7 @@ std::vector<std::vector<double>> cyclictest_histogram(const std::string& report)
     std::istringstream in(report);
     bool inside = false;
     for (std::string line; std::getline(in, line);) {
+        if (line.size() > 4096) continue; // not a line of the tools' output; std::regex recurses per character
         if (line == "# Histogram") {
             inside = true;
             rows.clear();

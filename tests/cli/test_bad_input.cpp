@@ -114,6 +114,12 @@ TEST_CASE("rt-app files that could not run as written: no time passes, an unheld
     CHECK(ok.status == 0);
 }
 
+TEST_CASE("an rt-app file with a 200 kB token is one line (a regex over nlohmann's message overflowed the stack)") {
+    // fuzz_rtapp_json's finding: the parse error quotes the token it last read, and std::regex recursed
+    // once per character of it.
+    refused("run -- rt-app " + file("long-token.json", "{\"tasks\": \"" + std::string(200000, 'x')), "malformed JSON");
+}
+
 TEST_CASE("a bare -- is not a silent run of the default experiment") {
     refused("run --", "nothing after --");
 }
