@@ -27,13 +27,17 @@ std::string self_binary() {
 
 namespace {
 volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_stop_signal(int sig) {
+extern "C" void on_sweep_stop_signal(int sig) {
     stop_signal = sig;
 }
 } // namespace
 
 int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
     const sweep_spec& spec = session.spec();
+    if (const auto job = session.db().value("slurm_job"))
+        throw config::config_error(std::vector<std::string>{
+            "sweep: Slurm job " + *job + " of this sweep may still be running; resume it with --executor slurm"});
+    session.recover(); // the children of a killed start died with it
     const std::vector<sweep_run> todo = session.pending();
     const std::string binary = self_binary();
     const fs::path logs = fs::path(spec.out) / "logs";
@@ -45,7 +49,7 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
     out.flush();
 
     struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
+    sa.sa_handler = on_sweep_stop_signal;
     sigemptyset(&sa.sa_mask);
     struct sigaction old_int {}, old_term {}, old_hup {};
     stop_signal = 0;

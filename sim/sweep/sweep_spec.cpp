@@ -180,8 +180,9 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
         };
         s.seeds.clear();
         if (seeds->is_scalar()) {
+            const std::size_t before = errors.lines().size();
             const std::uint64_t n = seed_of(*seeds);
-            if (n < 1 || n > 10000)
+            if (errors.lines().size() == before && (n < 1 || n > 10000))
                 errors.add(seeds->where(), "seeds", "a count of seeds from 1 to 10000 (or a list of seeds)");
             for (std::uint64_t i = 1; i <= n && n <= 10000; ++i) s.seeds.push_back(i);
         } else if (seeds->is_sequence() && !seeds->items().empty()) {
@@ -207,7 +208,7 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
     else if (!out.empty())
         s.out = relative_to_file(out);
     else
-        s.out = (base / fs::path(s.file).stem()).string();
+        s.out = (fs::current_path() / "sweeps" / fs::path(s.file).stem()).lexically_normal().string();
     return s;
 }
 

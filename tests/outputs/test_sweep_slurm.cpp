@@ -12,6 +12,7 @@
 #include "support/file_text.h"
 #include "support/sqlite_query.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ TEST_CASE("sweep slurm: 8 runs as a job array on a real Slurm, SIGKILLed and res
     fs::create_directories(work);
     local_slurm cluster;
     const fs::path file = work / "sweep.yaml";
-    std::ofstream(file) << "command: hackbench -p -g {groups} -l 5\nparams:\n  platform: haswell-i7-4790\n"
+    std::ofstream(file) << "command: hackbench -p -g {groups} -l 60\nparams:\n  platform: haswell-i7-4790\n"
                            "axes:\n  kernel.version: [cfs, eevdf]\n  groups: [1, 2]\nseeds: 2\nout: out\n";
     const fs::path out = work / "out";
     const fs::path db = out / "results.db";
