@@ -45,11 +45,25 @@ std::string trimmed(std::string s) {
     return s;
 }
 
-// True while the job (or any task of its array) is in squeue.
+// A tool's messages on one line (errors are one line each).
+std::string one_line(const std::string& text) {
+    std::string s = trimmed(text);
+    for (std::size_t at; (at = s.find('\n')) != std::string::npos;) s.replace(at, 1, "; ");
+    return s;
+}
+
+// True while the job (or any task of its array) is in squeue. squeue failing for another reason than
+// an unknown job (the controller restarting, a timeout) is asked again: taking the job for gone would
+// let the next start resubmit runs the job may still be making.
 bool job_in_queue(const std::string& job) {
-    const auto [rc, text] = capture("squeue -h -j " + job + " -o %i");
-    if (rc != 0) return false; // "Invalid job id": the job has left the controller's memory
-    return !trimmed(text).empty();
+    for (int attempt = 0;; ++attempt) {
+        const auto [rc, text] = capture("squeue -h -j " + job + " -o %i");
+        if (rc == 0) return !trimmed(text).empty();
+        if (text.find("Invalid job id") != std::string::npos) return false; // left the controller's memory
+        if (attempt >= 60 || text.find("fatal:") != std::string::npos) // no cluster configuration
+            fail("sweep: squeue keeps failing for job " + job + ": " + one_line(text));
+        std::this_thread::sleep_for(std::chrono::seconds(5));
+    }
 }
 
 void wait_for(const std::string& job, double poll_s) {
@@ -112,7 +126,7 @@ int run_slurm(sweep_session& session, const slurm_options& o, std::ostream& out)
     const auto [rc, text] = capture("sbatch --parsable " + quoted(script.string()));
     const std::string job = trimmed(text).substr(0, trimmed(text).find(';'));
     if (rc != 0 || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
-        fail("sweep: sbatch failed (exit " + std::to_string(rc) + "): " + trimmed(text));
+        fail("sweep: sbatch failed (exit " + std::to_string(rc) + "): " + one_line(text));
     db.set_value("slurm_job", job);
     out << "sweep " << spec.out << ": submitted job " << job << " (" << todo.size() << " of "
         << session.runs().size() << " runs, array " << array_ranges(indices) << "), script " << script.string()

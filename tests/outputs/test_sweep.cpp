@@ -79,7 +79,9 @@ pid_t start_sweep(const std::vector<std::string>& args, const fs::path& log) {
 }
 
 long long complete_runs(const fs::path& db) {
-    if (!fs::exists(db)) return 0;
+    // The sweep may not have created its tables yet.
+    if (!fs::exists(db) || query_number(db.string(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'") == 0)
+        return 0;
     return query_number(db.string(), "SELECT COUNT(*) FROM runs WHERE status = 'complete'");
 }
 } // namespace

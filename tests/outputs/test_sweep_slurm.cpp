@@ -57,7 +57,9 @@ struct local_slurm {
 };
 
 long long complete_runs(const fs::path& db) {
-    if (!fs::exists(db)) return 0;
+    // The sweep may not have created its tables yet.
+    if (!fs::exists(db) || query_number(db.string(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'runs'") == 0)
+        return 0;
     return query_number(db.string(), "SELECT COUNT(*) FROM runs WHERE status = 'complete'");
 }
 } // namespace
