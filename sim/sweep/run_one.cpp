@@ -69,6 +69,11 @@ int run_one(const sweep_spec& spec, std::size_t index, std::ostream& out) {
         throw config::config_error(std::vector<std::string>{
             "sweep: " + db_file + " does not exist; start the sweep with warmsched sweep " + spec.file});
     sweep_db db(db_file);
+    // The file may have changed since the sweep started (a queued array task reads it when it starts).
+    if (db.value("grid") != spec.canonical_text())
+        throw config::config_error(std::vector<std::string>{
+            "sweep: " + spec.file + " is not the grid " + db_file + " was started with; start it again with "
+            "warmsched sweep (which says what differs)"});
     const std::string dir = (fs::path(spec.out) / "runs" / r.id).string();
     if (!db.claim(r.id, static_cast<long>(::getpid()), host_name(), equivalent_run_command(spec, r), build_commit(),
                   utc_now())) {

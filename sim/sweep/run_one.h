@@ -16,7 +16,8 @@
 namespace warmsched::sim::sweep {
 
 // Returns the run's exit status (0: complete, or already complete). Throws config_error when the index
-// is outside the grid or the sweep database is missing (the sweep was never started).
+// is outside the grid, the sweep database is missing (the sweep was never started) or holds another
+// grid (the file changed since).
 int run_one(const sweep_spec& spec, std::size_t index, std::ostream& out);
 
 // The `warmsched run` command line that makes the same run (recorded in the database).

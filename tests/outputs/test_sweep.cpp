@@ -292,4 +292,11 @@ TEST_CASE("sweep: another grid in the same directory is refused with one line") 
     CHECK(r.err.find("[cfs] [eevdf]") != std::string::npos);
     const std::string db = (file.parent_path() / "out" / "results.db").string();
     CHECK(query_number(db, "SELECT COUNT(*) FROM runs") == 1); // the refused grid added nothing
+    // A run of the changed file (an array task that starts after the edit) is refused too.
+    const auto one = test::run_cli("sweep " + file.string() + " --run-index 1");
+    INFO(one.err);
+    CHECK(one.status == 2);
+    CHECK(lines_of(one.err) == 1);
+    CHECK(one.err.find("is not the grid") != std::string::npos);
+    CHECK(query_number(db, "SELECT COUNT(*) FROM runs") == 1);
 }
