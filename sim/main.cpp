@@ -343,7 +343,7 @@ int sc_main(int argc_all, char* argv_all[]) {
                  "with every run's parameters, provenance and stats in SQLite (results.db); started again, "
                  "it resumes (docs/outputs.md, \"A sweep of runs\")");
     sweep_cmd->add_option("sweep", sweep_file, "Sweep YAML file")->required();
-    sweep_cmd->add_option("--out", sweep_out, "Sweep directory (default: the file's out:, or its name without .yaml)");
+    sweep_cmd->add_option("--out", sweep_out, "Sweep directory (default: the file's out:, or sweeps/<its name without .yaml>)");
     sweep_cmd->add_option("--executor", sweep_executor, "local (a process pool, the default) or slurm (sbatch --array)")
         ->check(CLI::IsMember({"local", "slurm"}));
     sweep_cmd->add_option("-j,--jobs", sweep_jobs, "local: runs at once (default: the host's CPUs)")
@@ -475,6 +475,9 @@ int sc_main(int argc_all, char* argv_all[]) {
         if (*sweep_cmd) {
             const sim::sweep::sweep_spec spec = sim::sweep::read_sweep_spec(sweep_file, sweep_out);
             if (sweep_run_index) return sim::sweep::run_one(spec, *sweep_run_index, std::cout);
+            if (sweep_executor != "slurm" && (sweep_no_wait || !sweep_sbatch_args.empty()))
+                throw config::config_error(
+                    std::vector<std::string>{"sweep: --no-wait and --sbatch-arg need --executor slurm"});
             sim::sweep::sweep_session session(spec);
             if (sweep_executor == "slurm") {
                 sim::sweep::slurm_options so;
@@ -482,9 +485,6 @@ int sc_main(int argc_all, char* argv_all[]) {
                 so.sbatch_args = sweep_sbatch_args;
                 return sim::sweep::run_slurm(session, so, std::cout);
             }
-            if (sweep_no_wait || !sweep_sbatch_args.empty())
-                throw config::config_error(
-                    std::vector<std::string>{"sweep: --no-wait and --sbatch-arg need --executor slurm"});
             return sim::sweep::run_local(session, sweep_jobs ? *sweep_jobs : sim::host_cpus(), std::cout);
         }
         if (*compare) {
