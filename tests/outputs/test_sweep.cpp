@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/compare/run_metrics.h"
+#include "sim/sweep/slurm_executor.h"
 #include "sim/sweep/sweep_spec.h"
 #include "support/cli_runner.h"
 #include "support/file_text.h"
@@ -115,6 +116,9 @@ TEST_CASE("sweep: the grid is the axes' product times the seeds, with stable ids
     CHECK(t.out == "/tmp/elsewhere");
     CHECK(t.runs().size() == 2);
     CHECK(t.runs()[1].id == "p0000-s3");
+    // The Slurm array of the runs still to do.
+    CHECK(sim::sweep::array_ranges({0, 1, 2, 3, 5, 7, 8, 9}) == "0-3,5,7-9");
+    CHECK(sim::sweep::array_ranges({4}) == "4");
 }
 
 TEST_CASE("sweep: a bad SWEEP.yaml is one line per error and exit status 2") {
