@@ -38,9 +38,12 @@ std::string sweep_database_of(const std::string& arg) {
 
 int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases, bool wide) {
     std::vector<compare_column> cols;
-    std::vector<std::string> order, legend;
+    std::vector<std::string> order, legend, incomplete;
     for (const auto& file : databases) {
         sweep_db db(file);
+        if (const auto [runs, complete] = db.run_counts(); complete < runs)
+            incomplete.push_back(file + ": " + std::to_string(complete) + " of " + std::to_string(runs) +
+                                 " runs complete");
         const std::string prefix =
             databases.size() > 1 ? fs::path(file).parent_path().filename().string() + "/" : std::string();
         for (const auto& p : db.complete_metrics()) {
@@ -58,6 +61,8 @@ int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases,
     const int rc = wide ? print_comparison_wide(out, cols, order) : print_comparison(out, cols, order);
     out << "points:\n";
     for (const auto& l : legend) out << "  " << l << "\n";
+    // A sweep still running or killed: say so, the table counts only its complete runs.
+    for (const auto& l : incomplete) out << "incomplete sweep: " << l << " (only those are counted)\n";
     return rc;
 }
 

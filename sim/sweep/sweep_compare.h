@@ -2,7 +2,8 @@
 // the tables and the plot of compare and plot --sweep, from a sweep's database instead of results
 // directories. One column (or plot point) per grid point, its complete runs' seeds as the samples;
 // runs not complete are not counted, and the closing `runs:` line says how many each point has. The
-// columns are named p0000, p0001, ...; a legend after the table gives each point's axis values.
+// columns are named p0000, p0001, ...; a legend after the table gives each point's axis values, and a
+// sweep with runs not complete gets a line `incomplete sweep: DB: 5 of 8 runs complete`.
 // Left out: mixing sweep databases and results directories in one table.
 #pragma once
 

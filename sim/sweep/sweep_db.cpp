@@ -286,6 +286,12 @@ std::vector<run_row> sweep_db::rows() {
     return out;
 }
 
+std::pair<std::size_t, std::size_t> sweep_db::run_counts() {
+    statement s(db_, "SELECT COUNT(*), IFNULL(SUM(status = 'complete'), 0) FROM runs", path_);
+    s.step();
+    return {static_cast<std::size_t>(s.integer(0)), static_cast<std::size_t>(s.integer(1))};
+}
+
 std::vector<sweep_db::point_samples> sweep_db::complete_metrics() {
     std::vector<point_samples> out;
     std::map<std::size_t, std::size_t> at; // point -> index in out

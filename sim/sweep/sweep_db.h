@@ -74,6 +74,8 @@ public:
         std::vector<std::pair<std::string, std::vector<double>>> metrics; // first-seen order
     };
     std::vector<point_samples> complete_metrics();
+    // How many runs the grid has, and how many are complete.
+    std::pair<std::size_t, std::size_t> run_counts();
 
     // Runs `sql` with no result rows; throws config_error on failure.
     void exec(const std::string& sql);

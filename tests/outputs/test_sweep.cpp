@@ -194,6 +194,7 @@ TEST_CASE("sweep: the database holds every run's params, provenance and stats.js
     REQUIRE(c.status == 0);
     CHECK(c.out.find("runs: p0000=2 p0001=2 p0002=2 p0003=2") != std::string::npos);
     CHECK(c.out.find("p0001: kernel.version=cfs groups=2") != std::string::npos);
+    CHECK(c.out.find("incomplete") == std::string::npos);
     // Its hackbench time of p0001 is the mean of the two runs' report values.
     const double t1 = std::stod(query(db, "SELECT value FROM metrics WHERE run_id='p0001-s1' AND name='hackbench Time (s)'")[0][0]);
     const double t2 = std::stod(query(db, "SELECT value FROM metrics WHERE run_id='p0001-s2' AND name='hackbench Time (s)'")[0][0]);
@@ -247,6 +248,12 @@ TEST_CASE("sweep: killed with SIGKILL mid-sweep, the same command resumes with e
     }
     const auto finished_before =
         query(db.string(), "SELECT id, finished FROM runs WHERE status = 'complete' ORDER BY id");
+    // compare of the killed sweep counts its complete runs only, and says the sweep is incomplete.
+    const auto partial = test::run_cli("compare " + out.string());
+    INFO(partial.out << partial.err);
+    CHECK(partial.status == 0);
+    CHECK(partial.out.find("incomplete sweep: " + db.string() + ": " + std::to_string(done_before) + " of 8 runs complete") !=
+          std::string::npos);
 
     const auto r = test::run_cli("sweep " + file.string() + " -j 2");
     INFO(r.out << r.err);
