@@ -13,9 +13,7 @@
 #include <filesystem>
 #include <iostream>
 
-#ifndef WARMSCHED_BUILD_COMMIT
-#define WARMSCHED_BUILD_COMMIT "unknown"
-#endif
+#include "sim/build_commit.h" // in the build directory: WARMSCHED_BUILD_COMMIT (sim/build_commit.cmake)
 
 namespace fs = std::filesystem;
 

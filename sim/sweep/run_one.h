@@ -23,7 +23,8 @@ int run_one(const sweep_spec& spec, std::size_t index, std::ostream& out);
 // The `warmsched run` command line that makes the same run (recorded in the database).
 std::string equivalent_run_command(const sweep_spec& spec, const sweep_run& r);
 
-// The commit this binary was built from (`git rev-parse HEAD` at configure time), or "unknown".
+// The commit this binary was built from (`git rev-parse HEAD` at build time, -dirty with local changes),
+// or "unknown".
 std::string build_commit();
 
 // SWEEPDIR/results.db.
