@@ -11,6 +11,11 @@
 #include "sim/probe_suite.h"
 #include "sim/provenance.h"
 #include "sim/repeated_runs.h"
+#include "sim/sweep/local_executor.h"
+#include "sim/sweep/run_one.h"
+#include "sim/sweep/slurm_executor.h"
+#include "sim/sweep/sweep_compare.h"
+#include "sim/sweep/sweep_session.h"
 #include "sim/topology_report.h"
 #include "twin/guest_settings.h"
 #include "twin/qemu_guest.h"
@@ -295,7 +300,10 @@ int sc_main(int argc_all, char* argv_all[]) {
     auto* compare = app.add_subcommand(
         "compare", "Compare results directories (or --repeat directories of seed-*/ runs): the workloads' "
                    "metrics and key counters over seeds, in mmtests' compare-kernels layout");
-    compare->add_option("dirs", compare_dirs, "Results directories; the first is the baseline")->required();
+    compare->add_option("dirs", compare_dirs,
+                        "Results directories, or sweep directories (their results.db: one column per grid "
+                        "point); the first is the baseline")
+        ->required();
     bool compare_wide = false;
     compare->add_flag("--wide", compare_wide,
                       "warmsched's wider view: full metric names, Amean (Stddev) in one cell, 6 digits");
@@ -308,15 +316,44 @@ int sc_main(int argc_all, char* argv_all[]) {
         "Draw a run's plots with gnuplot into DIR/plots/ (PNG and SVG): per-CPU timeline and migrations "
         "by distance (runs made with --plot), miss rate per cache level, latency percentiles; or, with "
         "--sweep, a metric against a swept parameter, one line per variant");
-    plot->add_option("args", plot_args, "A results directory, or with --sweep: VARIANT:X:DIR ...")
+    plot->add_option("args", plot_args,
+                     "A results directory, or with --sweep: VARIANT:X:DIR ..., or one sweep directory")
         ->required();
     plot->add_flag("--sweep", plot_is_sweep,
-                   "The arguments are VARIANT:X:DIR points (DIR a results or --repeat directory)");
+                   "The arguments are VARIANT:X:DIR points (DIR a results or --repeat directory), or one "
+                   "sweep directory (warmsched sweep) with --x AXIS");
+    std::string plot_x_axis;
+    plot->add_option("--x", plot_x_axis,
+                     "--sweep of a sweep directory: the axis on the x axis (numeric values); the other axes "
+                     "make the lines");
     plot->add_option(
         "--metric", plot_metric,
         "--sweep: the metric, as warmsched compare names it (default: the first workload metric)");
     plot->add_option("--x-label", plot_x_label, "--sweep: the swept parameter's name (axis label)");
     plot->add_option("--out", plot_out, "--sweep: output directory (default: plots)");
+
+    std::string sweep_file, sweep_out, sweep_executor = "local";
+    std::optional<unsigned> sweep_jobs;
+    std::optional<std::size_t> sweep_run_index;
+    bool sweep_no_wait = false;
+    std::vector<std::string> sweep_sbatch_args;
+    auto* sweep_cmd = app.add_subcommand(
+        "sweep", "Run a grid of runs -- parameters, feature flags, platforms, kernels, workload arguments, "
+                 "seeds -- from SWEEP.yaml, on this host or as a Slurm job array, into a sweep directory "
+                 "with every run's parameters, provenance and stats in SQLite (results.db); started again, "
+                 "it resumes (docs/outputs.md, \"A sweep of runs\")");
+    sweep_cmd->add_option("sweep", sweep_file, "Sweep YAML file")->required();
+    sweep_cmd->add_option("--out", sweep_out, "Sweep directory (default: the file's out:, or sweeps/<its name without .yaml>)");
+    sweep_cmd->add_option("--executor", sweep_executor, "local (a process pool, the default) or slurm (sbatch --array)")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    sweep_cmd->add_option("-j,--jobs", sweep_jobs, "local: runs at once (default: the host's CPUs)")
+        ->check(CLI::Range(1u, 4096u));
+    sweep_cmd->add_flag("--no-wait", sweep_no_wait, "slurm: submit the job array and return");
+    sweep_cmd->add_option("--sbatch-arg", sweep_sbatch_args,
+                          "slurm: one more #SBATCH line of the job script, e.g. --partition=debug (repeatable)");
+    sweep_cmd->add_option("--run-index", sweep_run_index,
+                          "Run only the grid's run I and record it in the database (what the executors' "
+                          "processes and array tasks execute)");
 
     twin::twin_settings ts;
     std::string twin_platform, twin_kernel;
@@ -435,9 +472,34 @@ int sc_main(int argc_all, char* argv_all[]) {
             ts.overrides.insert(ts.overrides.end(), twin_overrides.begin(), twin_overrides.end());
             return twin::run_twin(ts, std::cout);
         }
-        if (*compare)
+        if (*sweep_cmd) {
+            const sim::sweep::sweep_spec spec = sim::sweep::read_sweep_spec(sweep_file, sweep_out);
+            if (sweep_run_index) return sim::sweep::run_one(spec, *sweep_run_index, std::cout);
+            if (sweep_executor != "slurm" && (sweep_no_wait || !sweep_sbatch_args.empty()))
+                throw config::config_error(
+                    std::vector<std::string>{"sweep: --no-wait and --sbatch-arg need --executor slurm"});
+            sim::sweep::sweep_session session(spec);
+            if (sweep_executor == "slurm") {
+                sim::sweep::slurm_options so;
+                so.wait = !sweep_no_wait;
+                so.sbatch_args = sweep_sbatch_args;
+                return sim::sweep::run_slurm(session, so, std::cout);
+            }
+            return sim::sweep::run_local(session, sweep_jobs ? *sweep_jobs : sim::host_cpus(), std::cout);
+        }
+        if (*compare) {
+            std::vector<std::string> databases;
+            for (const auto& d : compare_dirs)
+                if (const std::string db = sim::sweep::sweep_database_of(d); !db.empty()) databases.push_back(db);
+            if (!databases.empty()) {
+                if (databases.size() != compare_dirs.size())
+                    throw config::config_error(std::vector<std::string>{
+                        "compare: give sweep directories or results directories, not both"});
+                return sim::sweep::compare_sweeps(std::cout, databases, compare_wide);
+            }
             return compare_wide ? sim::print_comparison_wide(std::cout, compare_dirs)
                                 : sim::print_comparison(std::cout, compare_dirs);
+        }
         if (*plot) {
             if (!plot_is_sweep) {
                 if (plot_args.size() != 1)
@@ -446,6 +508,15 @@ int sc_main(int argc_all, char* argv_all[]) {
                 sim::plot_run(plot_args.front(), std::cout);
                 return 0;
             }
+            if (plot_args.size() == 1)
+                if (const std::string db = sim::sweep::sweep_database_of(plot_args.front()); !db.empty()) {
+                    if (plot_x_axis.empty())
+                        throw config::config_error(
+                            std::vector<std::string>{"plot --sweep SWEEPDIR: give --x AXIS (an axis of the sweep)"});
+                    sim::sweep::plot_sweep_database(db, plot_x_axis, plot_metric, plot_out.empty() ? "plots" : plot_out,
+                                                    std::cout);
+                    return 0;
+                }
             std::vector<sim::sweep_point> points;
             for (const auto& a : plot_args) points.push_back(sim::parse_sweep_point(a));
             sim::plot_sweep(points, plot_metric, plot_x_label, plot_out.empty() ? "plots" : plot_out,

@@ -16,11 +16,6 @@ namespace warmsched::sim {
 
 namespace {
 
-struct column {
-    std::string name;
-    std::map<std::string, std::vector<double>> samples; // metric -> one value per run
-};
-
 std::string fmt(const char* f, double v) {
     char b[64];
     std::snprintf(b, sizeof b, f, v);
@@ -48,10 +43,10 @@ std::string percent_cell(double base_mean, double mean, double p_value) {
 }
 
 namespace {
-std::vector<column> read_columns(const std::vector<std::string>& dirs, std::vector<std::string>& order) {
-    std::vector<column> cols;
+std::vector<compare_column> read_columns(const std::vector<std::string>& dirs, std::vector<std::string>& order) {
+    std::vector<compare_column> cols;
     for (const auto& d : dirs) {
-        column c;
+        compare_column c;
         c.name = fs::path(d).lexically_normal().filename().string();
         if (c.name.empty()) c.name = fs::path(d).lexically_normal().parent_path().filename().string();
         for (const auto& run : runs_of(d))
@@ -64,7 +59,7 @@ std::vector<column> read_columns(const std::vector<std::string>& dirs, std::vect
     return cols;
 }
 // The closing line: how many runs each column has, and how to read the table.
-void print_runs(std::ostream& out, const std::vector<column>& cols, const char* legend) {
+void print_runs(std::ostream& out, const std::vector<compare_column>& cols, const char* legend) {
     out << "\nruns:";
     for (const auto& c : cols) {
         std::size_t n = 0;
@@ -108,7 +103,12 @@ std::string gain_cell(double base, double v, bool higher_better, bool significan
 
 int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
     std::vector<std::string> order;
-    const std::vector<column> cols = read_columns(dirs, order);
+    const std::vector<compare_column> cols = read_columns(dirs, order);
+    return print_comparison(out, cols, order);
+}
+
+int print_comparison(std::ostream& out, const std::vector<compare_column>& cols,
+                     const std::vector<std::string>& order) {
     std::size_t label = 0;
     for (const auto& m : order) label = std::max(label, metric_token(m).size());
     const std::size_t width = 24; // "%13.4f" and the 10-character change
@@ -178,7 +178,12 @@ int print_comparison(std::ostream& out, const std::vector<std::string>& dirs) {
 
 int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dirs) {
     std::vector<std::string> order; // metrics in first-seen order
-    const std::vector<column> cols = read_columns(dirs, order);
+    const std::vector<compare_column> cols = read_columns(dirs, order);
+    return print_comparison_wide(out, cols, order);
+}
+
+int print_comparison_wide(std::ostream& out, const std::vector<compare_column>& cols,
+                          const std::vector<std::string>& order) {
     std::size_t label = 0;
     for (const auto& m : order) label = std::max(label, m.size());
     label += 10; // the statistic's name ("CoeffVar  ")

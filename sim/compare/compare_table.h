@@ -3,6 +3,7 @@
 // value the mean over the directory's runs (its seed-*/ runs, or the one run).
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,6 +16,17 @@ namespace warmsched::sim {
 // CoeffVar, Max. Returns the process exit code. Throws config_error for a directory that is not a
 // results directory.
 int print_comparison(std::ostream& out, const std::vector<std::string>& dirs);
+
+// A column of the table from elsewhere (a sweep's database): its header and each metric's samples.
+struct compare_column {
+    std::string name;
+    std::map<std::string, std::vector<double>> samples; // metric -> one value per run
+};
+// The same tables of given columns; `order` lists the metrics (rows) in order.
+int print_comparison(std::ostream& out, const std::vector<compare_column>& cols,
+                     const std::vector<std::string>& order);
+int print_comparison_wide(std::ostream& out, const std::vector<compare_column>& cols,
+                          const std::vector<std::string>& order);
 // `compare --wide`: warmsched's own wider view -- the metrics' full names, Amean (Stddev) in one cell,
 // 6 significant digits, the change as (new - base) / base.
 int print_comparison_wide(std::ostream& out, const std::vector<std::string>& dirs);

@@ -276,23 +276,33 @@ sweep_point parse_sweep_point(const std::string& text) {
 void plot_sweep(const std::vector<sweep_point>& points, const std::string& metric_in,
                 const std::string& x_label, const std::string& out_dir, std::ostream& out) {
     if (points.empty()) fail("--sweep needs at least one VARIANT:X:DIR");
-    if (find_gnuplot().empty())
-        fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
     std::string metric = metric_in;
-    std::vector<std::string> variants;
-    std::map<std::string, std::vector<std::pair<double, sample_summary>>> lines;
+    std::vector<sweep_samples> samples;
     for (const auto& p : points) {
-        std::vector<double> v;
+        sweep_samples s{p.variant, p.x, {}};
         for (const auto& run : runs_of(p.dir)) {
             const run_metrics m = read_run_metrics(run);
             if (metric.empty() && !m.empty()) metric = m.front().first;
             if (std::none_of(m.begin(), m.end(), [&](const auto& kv) { return kv.first == metric; }))
                 fail(run + ": no metric '" + metric + "' (names as `warmsched compare` prints them)");
-            v.push_back(value_of(m, metric));
+            s.values.push_back(value_of(m, metric));
         }
+        samples.push_back(std::move(s));
+    }
+    plot_sweep_samples(samples, metric, x_label, out_dir, out);
+}
+
+void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::string& metric,
+                        const std::string& x_label, const std::string& out_dir, std::ostream& out) {
+    if (points.empty()) fail("--sweep: no points to plot");
+    if (find_gnuplot().empty())
+        fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
+    std::vector<std::string> variants;
+    std::map<std::string, std::vector<std::pair<double, sample_summary>>> lines;
+    for (const auto& p : points) {
         if (std::find(variants.begin(), variants.end(), p.variant) == variants.end())
             variants.push_back(p.variant);
-        lines[p.variant].emplace_back(p.x, summarize(v));
+        lines[p.variant].emplace_back(p.x, summarize(p.values));
     }
     fs::create_directories(out_dir);
     {

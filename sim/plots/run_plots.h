@@ -35,4 +35,13 @@ sweep_point parse_sweep_point(const std::string& text);
 void plot_sweep(const std::vector<sweep_point>& points, const std::string& metric, const std::string& x_label,
                 const std::string& out_dir, std::ostream& out);
 
+// The same plot of samples gathered elsewhere (a sweep's database, sim/sweep/sweep_compare.h).
+struct sweep_samples {
+    std::string variant;
+    double x = 0;
+    std::vector<double> values; // the metric over the point's seeds
+};
+void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::string& metric,
+                        const std::string& x_label, const std::string& out_dir, std::ostream& out);
+
 } // namespace warmsched::sim
