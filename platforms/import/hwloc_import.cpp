@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 
 namespace warmsched::platform::import {
 namespace {
@@ -207,6 +208,8 @@ void check_hwloc_survives(const std::string& xml, const std::string& source) {
     const pid_t pid = ::fork();
     if (pid < 0) return; // cannot isolate: load in-process as before
     if (pid == 0) {
+        // Die by the signal itself, not through a handler inherited from the parent (a sanitizer's).
+        for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
         const int devnull = ::open("/dev/null", O_WRONLY);
         if (devnull >= 0) ::dup2(devnull, STDERR_FILENO);
         hwloc_topology_t t = nullptr;
@@ -223,6 +226,9 @@ void check_hwloc_survives(const std::string& xml, const std::string& source) {
     }
     if (WIFSIGNALED(status))
         fail(source, "libhwloc crashed reading it (signal " + std::to_string(WTERMSIG(status)) +
+                         "): not a consistent hwloc topology");
+    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3))
+        fail(source, "libhwloc failed reading it (status " + std::to_string(WEXITSTATUS(status)) +
                          "): not a consistent hwloc topology");
 }
 
