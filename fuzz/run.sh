@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs the libFuzzer harnesses (fuzz/CMakeLists.txt) of a WARMSCHED_FUZZ build over their corpora.
 #   fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]     (default: every harness)
+# SECONDS 0: the regression run `make test` does -- every seed input once, no mutation, so the result
+# is the same on every machine (a timed run explores at random and may find something new any time).
 # Each harness starts from its seed corpus (shipped configs, rt-app's examples, hwloc's XMLs, ...) and a
 # working corpus kept in BUILD_DIR/fuzz-corpus/<harness> (it grows from run to run); findings go to
 # BUILD_DIR/fuzz-findings/. Prints one line per harness: executions, coverage, corpus, findings.
@@ -38,9 +40,16 @@ for h in $harnesses; do
         [ -d "$d" ] && find "$d" -type f -size -1024k -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
     done
     log="$build/fuzz-findings/$h.log"
+    if [ "$seconds" = 0 ]; then
+        how="-runs=0 $seeds"
+    else
+        how="-max_total_time=$seconds $work $seeds"
+    fi
+    # shellcheck disable=SC2086
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-        -artifact_prefix="$build/fuzz-findings/$h-" "$work" "$seeds" > "$log" 2>&1
+        LSAN_OPTIONS=suppressions="$src/fuzz/lsan.supp" \
+        "$bin" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$build/fuzz-findings/$h-" $how > "$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
