@@ -209,12 +209,13 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     return e;
 }
 
-std::string default_results_dir() {
+std::string default_results_dir(const std::string& prefix) {
     const std::time_t now = std::time(nullptr);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-    std::string dir = std::string("results/") + stamp;
-    for (int n = 2; fs::exists(dir); ++n) dir = std::string("results/") + stamp + "-" + std::to_string(n);
+    const std::string base = "results/" + prefix + stamp;
+    std::string dir = base;
+    for (int n = 2; fs::exists(dir); ++n) dir = base + "-" + std::to_string(n);
     return dir;
 }
 

@@ -57,7 +57,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
 // config.yaml, report.txt and one CSV per probe into `out_dir`. Returns the process exit code.
 int run_experiment(const experiment& e, const std::string& out_dir, std::ostream& out, bool replace = false);
 
-// A new dated directory under results/ (results/YYYYMMDD-HHMMSS[-N]).
-std::string default_results_dir();
+// A new dated directory under results/ (results/PREFIXYYYYMMDD-HHMMSS[-N]).
+std::string default_results_dir(const std::string& prefix = "");
 
 } // namespace warmsched::sim

@@ -17,6 +17,7 @@
 #include "sim/sweep/sweep_compare.h"
 #include "sim/sweep/sweep_session.h"
 #include "sim/topology_report.h"
+#include "sim/tutorials/tutorial_runner.h"
 #include "twin/guest_settings.h"
 #include "twin/qemu_guest.h"
 #include "twin/twin_run.h"
@@ -86,7 +87,18 @@ int run_probe(const probe_cli& c) {
         s.latency = l;
     } else if (c.kind == "c2c") {
         sim::c2c_settings k;
+        if (!c.pairs.empty() && !c.cpus.empty())
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--pairs/--cpus",
+                                       "give one of them: --pairs lists pairs, --cpus measures all pairs of a set");
         if (!c.pairs.empty()) k.pairs = sim::parse_pairs(c.pairs, n);
+        if (!c.cpus.empty()) {
+            const std::vector<unsigned> set = sim::parse_cpulist(c.cpus, n, "--cpus");
+            for (std::size_t i = 0; i < set.size(); ++i)
+                for (std::size_t j = i + 1; j < set.size(); ++j) k.pairs.emplace_back(set[i], set[j]);
+            if (k.pairs.empty())
+                throw config::config_error(config::origin{"<command line>", 0, 0}, "--cpus",
+                                           "c2c needs at least two CPUs, got " + c.cpus);
+        }
         k.sample = c.sample;
         k.round_trips = c.round_trips;
         k.summary_only = c.summary;
@@ -219,7 +231,8 @@ int sc_main(int argc_all, char* argv_all[]) {
     probe->add_option("--round-trips", pc.round_trips, "c2c: round trips per line (default 100)");
     probe->add_flag("--summary", pc.summary, "c2c: print only the summary by relation");
     probe->add_option("--cpus", pc.cpus,
-                      "bandwidth: CPUs streaming at once, e.g. 0-7 (default: standard sets)");
+                      "bandwidth: CPUs streaming at once, e.g. 0-7 (default: standard sets); c2c: measure "
+                      "every pair of these CPUs, e.g. 0-15 (the matrix of a heat map)");
     probe->add_option("--bytes", pc.bytes, "bandwidth: bytes streamed per CPU (default 16MiB)");
     probe->add_option("--ws", pc.ws, "migrate: working-set size (default 1MiB)");
     probe->add_option("--write-fraction", pc.write_fraction, "migrate: fraction of accesses that are stores")
@@ -417,6 +430,22 @@ int sc_main(int argc_all, char* argv_all[]) {
                        "Only compare the guest's sched domains, LLC sharing and NUMA nodes with the model's "
                        "(exit 1 if they differ)");
 
+    std::string tutorial_name;
+    sim::tutorials::tutorial_run_options tutorial_opts;
+    std::optional<unsigned> tutorial_jobs;
+    auto* tutorial_cmd = app.add_subcommand(
+        "tutorial", "List the tutorials, or run one end to end: each shows one phenomenon of architecture-aware "
+                    "scheduling on a shipped platform, with its figures (PNG and SVG) and a report (docs/tutorials/)");
+    tutorial_cmd->add_option("name", tutorial_name, "The tutorial to run (without: list them)");
+    tutorial_cmd->add_flag("--quick", tutorial_opts.quick,
+                           "Fewer and shorter steps, the same figures and check (what the tests run)");
+    tutorial_cmd->add_option("--out", tutorial_opts.out,
+                             "Results directory (default: results/tutorial-NAME-<date>-<time>); it must be "
+                             "absent or empty, unless --force");
+    tutorial_cmd->add_flag("--force", tutorial_opts.replace, "Replace a non-empty --out directory");
+    tutorial_cmd->add_option("-j,--jobs", tutorial_jobs, "Steps run at once (default: the host's CPUs)")
+        ->check(CLI::Range(1u, 4096u));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help, --help-all: the text on stdout, status 0
@@ -451,6 +480,21 @@ int sc_main(int argc_all, char* argv_all[]) {
             return 0;
         }
         if (*probe) return run_probe(pc);
+        if (*tutorial_cmd) {
+            if (tutorial_name.empty()) {
+                sim::tutorials::list_tutorials(std::cout);
+                return 0;
+            }
+            const sim::tutorials::tutorial* t = sim::tutorials::find_tutorial(tutorial_name);
+            if (!t) {
+                std::string names;
+                for (const auto* x : sim::tutorials::all_tutorials()) names += (names.empty() ? "" : ", ") + x->name();
+                throw config::config_error(std::vector<std::string>{"tutorial: no tutorial '" + tutorial_name +
+                                                                    "' (there are: " + names + ")"});
+            }
+            tutorial_opts.jobs = tutorial_jobs ? *tutorial_jobs : sim::host_cpus();
+            return sim::tutorials::run_tutorial(*t, tutorial_opts, std::cout);
+        }
         if (*twin_cmd) {
             if (ts.experiment_file.empty())
                 ts.experiment_file = platform::configs_dir() + "/experiments/default.yaml";

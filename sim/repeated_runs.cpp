@@ -5,10 +5,10 @@
 #include "sim/experiment.h"
 #include "sim/file_text.h"
 #include "sim/results_dir.h"
+#include "sim/child_process.h"
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,10 +67,6 @@ int exit_status_of(int status) {
 } // namespace
 
 namespace {
-volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_stop_signal(int sig) {
-    stop_signal = sig;
-}
 
 std::string seed_dir_name(std::uint64_t seed) {
     return "seed-" + std::to_string(seed);
@@ -195,15 +191,8 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     std::size_t next_start = 0, next_print = 0;
     int worst = 0;
 
-    // Stop signals interrupt waitpid (no SA_RESTART); the loop below then stops the children.
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int {}, old_term {}, old_hup {};
-    stop_signal = 0;
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
-    ::sigaction(SIGHUP, &sa, &old_hup);
+    // Stop signals interrupt waitpid; the loop below then stops the children.
+    const stop_signals signals;
     const pid_t parent = ::getpid();
 
     auto start = [&](std::size_t i) {
@@ -221,11 +210,7 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         const pid_t pid = ::fork();
         if (pid < 0) throw config::config_error(std::vector<std::string>{"--repeat: fork failed"});
         if (pid == 0) {
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the parent's death (even SIGKILL) ends this run
-            if (::getppid() != parent) ::_exit(1);
-            ::signal(SIGINT, SIG_DFL);
-            ::signal(SIGTERM, SIG_DFL);
-            ::signal(SIGHUP, SIG_DFL);
+            become_child(parent);
             if (buffered) {
                 ::dup2(c.out_fd, STDOUT_FILENO);
                 ::dup2(c.err_fd, STDERR_FILENO);
@@ -278,7 +263,7 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         for (std::size_t i = 0; i < runs.size(); ++i)
             (done[i].status == 0 ? complete : left).push_back(runs[i].seed);
         out.flush();
-        std::cerr << "warmsched: stopped by signal " << stop_signal << "; complete seeds: "
+        std::cerr << "warmsched: stopped by signal " << signals.caught() << "; complete seeds: "
                   << (complete.empty() ? "none" : seed_list(complete)) << "; not run or stopped: "
                   << seed_list(left) << " (run the same command with --resume to finish)\n";
         return 130;
@@ -288,10 +273,10 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     while (rc < 0 && next_print < runs.size()) {
         print_ready();
         if (next_print >= runs.size()) break;
-        while (!stop_signal && next_start < runs.size() && running.size() < jobs)
+        while (!signals.caught() && next_start < runs.size() && running.size() < jobs)
             if (!keep[next_start]) start(next_start++);
             else ++next_start;
-        if (stop_signal) {
+        if (signals.caught()) {
             rc = stop();
             break;
         }
@@ -315,9 +300,6 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         print_ready();
         rc = worst;
     }
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGHUP, &old_hup, nullptr);
     return rc;
 }
 

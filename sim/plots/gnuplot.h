@@ -13,6 +13,11 @@ std::string find_gnuplot();
 // naming gnuplot when it is missing (install gnuplot-nox) or when it fails (its stderr follows).
 void run_gnuplot(const std::string& dir, const std::string& script);
 
+// Writes dir/NAME.gp, which draws `body` (gnuplot commands) once as NAME.png (pngcairo) and once as
+// NAME.svg, at width x height pixels; run it with run_gnuplot(dir, NAME.gp).
+void write_gnuplot_script(const std::string& dir, const std::string& name, const std::string& body,
+                          int width = 1200, int height = 600);
+
 // A gnuplot string literal: single quotes, with ' doubled.
 std::string gnuplot_quoted(const std::string& s);
 

@@ -2,9 +2,9 @@
 #include "sim/sweep/local_executor.h"
 
 #include "platforms/config/config_error.h"
+#include "sim/child_process.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,19 +18,6 @@ namespace fs = std::filesystem;
 
 namespace warmsched::sim::sweep {
 
-std::string self_binary() {
-    std::error_code ec;
-    const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw config::config_error(std::vector<std::string>{"sweep: cannot find the warmsched binary"});
-    return p.string();
-}
-
-namespace {
-volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_sweep_stop_signal(int sig) {
-    stop_signal = sig;
-}
-} // namespace
 
 int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
     const sweep_spec& spec = session.spec();
@@ -48,14 +35,7 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
         << jobs << " at a time\n";
     out.flush();
 
-    struct sigaction sa {};
-    sa.sa_handler = on_sweep_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int {}, old_term {}, old_hup {};
-    stop_signal = 0;
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
-    ::sigaction(SIGHUP, &sa, &old_hup);
+    const stop_signals signals;
     const pid_t parent = ::getpid();
 
     std::map<pid_t, const sweep_run*> running;
@@ -66,11 +46,7 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
         const pid_t pid = ::fork();
         if (pid < 0) throw config::config_error(std::vector<std::string>{"sweep: fork failed"});
         if (pid == 0) {
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // kept across exec: the parent's death ends this run
-            if (::getppid() != parent) ::_exit(1);
-            ::signal(SIGINT, SIG_DFL);
-            ::signal(SIGTERM, SIG_DFL);
-            ::signal(SIGHUP, SIG_DFL);
+            become_child(parent);
             const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             if (fd < 0) ::_exit(2);
             ::dup2(fd, STDOUT_FILENO);
@@ -85,8 +61,8 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
 
     std::size_t next = 0;
     while (next < todo.size() || !running.empty()) {
-        while (!stop_signal && next < todo.size() && running.size() < jobs) start(todo[next++]);
-        if (stop_signal) break;
+        while (!signals.caught() && next < todo.size() && running.size() < jobs) start(todo[next++]);
+        if (signals.caught()) break;
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, 0);
         if (pid < 0) {
@@ -107,7 +83,7 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
         out.flush();
     }
     int result = -1;
-    if (stop_signal) {
+    if (signals.caught()) {
         for (const auto& [pid, r] : running) ::kill(pid, SIGTERM);
         for (const auto& [pid, r] : running) {
             int st = 0;
@@ -116,13 +92,10 @@ int run_local(sweep_session& session, unsigned jobs, std::ostream& out) {
             session.db().reset_to_pending(r->id);
         }
         session.recover();
-        std::cerr << "warmsched: sweep stopped by signal " << stop_signal
+        std::cerr << "warmsched: sweep stopped by signal " << signals.caught()
                   << "; run the same command again to resume\n";
         result = 130;
     }
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGHUP, &old_hup, nullptr);
     if (result >= 0) return result;
     return session.summary(out);
 }

@@ -16,7 +16,4 @@ namespace warmsched::sim::sweep {
 // Runs the pending runs; returns the sweep's exit status (0: every run complete).
 int run_local(sweep_session& session, unsigned jobs, std::ostream& out);
 
-// The absolute path of the running warmsched binary (/proc/self/exe).
-std::string self_binary();
-
 } // namespace warmsched::sim::sweep

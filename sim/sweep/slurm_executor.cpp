@@ -2,7 +2,7 @@
 #include "sim/sweep/slurm_executor.h"
 
 #include "platforms/config/config_error.h"
-#include "sim/sweep/local_executor.h"
+#include "sim/child_process.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
