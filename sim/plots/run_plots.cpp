@@ -24,22 +24,17 @@ namespace {
     throw config::config_error(std::vector<std::string>{"plot: " + why});
 }
 
-struct series {
-    std::string title;
-    std::vector<std::pair<double, double>> points; // percentile, latency
-};
+} // namespace
 
-// The latency percentiles a workload printed: schbench's "<Name> percentiles (usec)" blocks (the last
-// of each name: schbench prints one per interval, then the run's) and fio's "clat percentiles".
-std::vector<series> latency_percentiles(const std::string& report) {
+std::vector<latency_series> latency_percentiles(const std::string& report) {
     static const std::regex schbench_head(R"(^(.+) percentiles \(usec\) runtime .*$)");
     static const std::regex schbench_line(R"(^\t(?:\* |  )\s*([0-9.]+)th: (\d+).*$)");
     static const std::regex fio_head(R"(^\s*clat percentiles \((\w+)\):\s*$)");
     static const std::regex fio_pair(R"(([0-9.]+)th=\[\s*(\d+)\])");
-    std::vector<series> out;
+    std::vector<latency_series> out;
     std::map<std::string, std::size_t> by_name;
     std::istringstream in(report);
-    series* cur = nullptr;
+    latency_series* cur = nullptr;
     bool fio = false;
     int fio_blocks = 0;
     for (std::string line; std::getline(in, line);) {
@@ -73,10 +68,12 @@ std::vector<series> latency_percentiles(const std::string& report) {
             cur = nullptr;
         }
     }
-    out.erase(std::remove_if(out.begin(), out.end(), [](const series& s) { return s.points.empty(); }),
+    out.erase(std::remove_if(out.begin(), out.end(), [](const latency_series& s) { return s.points.empty(); }),
               out.end());
     return out;
 }
+
+namespace {
 
 // cyclictest -h's histogram: after "# Histogram", one line per microsecond: "%06d" then each thread's
 // count ("%06lu", tab-separated). Rows: latency (us), then one count per thread.

@@ -18,6 +18,14 @@
 
 namespace warmsched::sim {
 
+// The latency percentiles a workload printed: schbench's "<Name> percentiles (usec)" blocks (the last
+// of each name: schbench prints one per interval, then the run's) and fio's "clat percentiles".
+struct latency_series {
+    std::string title;                              // "Wakeup Latencies (usec)"
+    std::vector<std::pair<double, double>> points; // percentile, latency
+};
+std::vector<latency_series> latency_percentiles(const std::string& report);
+
 // Writes the plots of the run in `dir` into dir/plots/ and lists them on `out`. Throws config_error
 // when `dir` is not a results directory or gnuplot is missing or fails.
 void plot_run(const std::string& dir, std::ostream& out);

@@ -101,7 +101,8 @@ public:
             "set multiplot layout 1,2 title 'netperf TCP_RR (4 KiB each way) on zen3-5950x, netperf and netserver "
             "pinned with -T'\nset style data histograms\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n"
             "set grid ytics\nset title 'Transactions per second'\nset ylabel 'transactions/s'\nset yrange [0:*]\n"
-            "plot 'transactions.dat' using 2:xtic(1) notitle lc rgb '#4477aa'\n"
+            "set xrange [-0.6:3.6]\nplot 'transactions.dat' using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa'\n"
+            "set xrange [*:*]\n"
             "set style histogram rowstacked\nset title 'Accesses per transaction served beyond L1'\n"
             "set ylabel 'accesses per transaction'\nset key outside right top\n"
             "plot for [i=2:" + std::to_string(std::size(levels) + 1) +

@@ -30,14 +30,19 @@ std::string tutorial_context::step_output(const std::string& step) const {
     return file_text(p);
 }
 
-nlohmann::json tutorial_context::step_json(const std::string& step, const std::string& file) const {
+std::string tutorial_context::step_file(const std::string& step, const std::string& file) const {
     const fs::path p = fs::path(step_dir(step)) / file;
-    const std::string text = file_text(p);
+    std::string text = file_text(p);
     if (text.empty()) fail(p.string() + ": missing or empty");
+    return text;
+}
+
+nlohmann::json tutorial_context::step_json(const std::string& step, const std::string& file) const {
+    const std::string text = step_file(step, file);
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& x) {
-        fail(p.string() + ": " + x.what());
+        fail((fs::path(step_dir(step)) / file).string() + ": " + x.what());
     }
 }
 
@@ -119,15 +124,8 @@ void tutorial_context::write_data(const std::string& file, const std::string& te
     if (!f) fail(p.string() + ": cannot be written");
 }
 
-double json_number(const nlohmann::json& j, const std::string& path) {
-    const nlohmann::json* at = &j;
-    std::stringstream ss(path);
-    for (std::string key; std::getline(ss, key, '.');) {
-        if (!at->is_object() || !at->contains(key)) fail("no " + path + " in the run's JSON");
-        at = &(*at)[key];
-    }
-    if (!at->is_number()) fail(path + " is not a number in the run's JSON");
-    return at->get<double>();
+void analysis_error(const std::string& why) {
+    fail(why);
 }
 
 std::string fixed(double v, int decimals) {

@@ -55,6 +55,7 @@ public:
     const std::string& dir() const { return dir_; }
     std::string step_dir(const std::string& step) const;    // DIR/runs/STEP (a run's results)
     std::string step_output(const std::string& step) const; // DIR/runs/STEP.txt's text
+    std::string step_file(const std::string& step, const std::string& file) const; // DIR/runs/STEP/FILE's text
     nlohmann::json step_json(const std::string& step, const std::string& file) const; // DIR/runs/STEP/FILE
     // A probe's --csv output: the header's columns, then one map per row. Throws when a column is missing.
     std::vector<std::vector<std::string>> step_csv(const std::string& step, const std::vector<std::string>& columns) const;
@@ -87,7 +88,7 @@ const std::vector<const tutorial*>& all_tutorials();
 const tutorial* find_tutorial(const std::string& name);
 
 // Helpers of the analyses.
-double json_number(const nlohmann::json& j, const std::string& path); // "a.b.c"; throws naming the path
+[[noreturn]] void analysis_error(const std::string& why); // throws config_error "tutorial: WHY"
 std::string fixed(double v, int decimals);
 
 } // namespace warmsched::sim::tutorials
