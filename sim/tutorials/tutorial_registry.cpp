@@ -16,7 +16,9 @@ const tutorial& own_policy_tutorial();
 
 const std::vector<const tutorial*>& all_tutorials() {
     static const std::vector<const tutorial*> list{
-        &line_origin_tutorial(), &migration_cost_tutorial(), &stacking_tutorial(), &wake_affine_tutorial(), &cfs_vs_eevdf_tutorial(), &rt_placement_tutorial(), &throttling_tutorial(), &own_policy_tutorial(),
+        &line_origin_tutorial(),  &migration_cost_tutorial(), &stacking_tutorial(),
+        &wake_affine_tutorial(),  &cfs_vs_eevdf_tutorial(),   &rt_placement_tutorial(),
+        &throttling_tutorial(),   &own_policy_tutorial(),
     };
     return list;
 }
