@@ -121,7 +121,7 @@ public:
         ctx.write_data("cyclictest.dat", lat_dat.str());
         r.report = "## cyclictest -p 80 -t 8 beside eight priority-95 RT threads on clovertown-e5335-2s\n\n" + md.str();
         const bool holds = pushes["cpupri-on"] > 0 && reads["cpupri-off"] > 10 * std::max(reads["cpupri-on"], 1.0);
-        r.check = {"the higher-priority load makes the RT class move cyclictest's threads, and without cpupri it reads "
+        r.check = {"the higher-priority load makes the RT class push tasks between CPUs, and without cpupri it reads "
                    "many times more run queues to decide where",
                    "pushes " + fixed(pushes["cpupri-on"], 0) + "; run queues read " + fixed(reads["cpupri-on"], 0) +
                        " with cpupri vs " + fixed(reads["cpupri-off"], 0) + " with the linear scan (" +
@@ -154,7 +154,7 @@ public:
     std::vector<std::string> try_next() const override {
         return {"warmsched run configs/tutorials/rt-placement.yaml --feature RT_TOPOLOGY_PREF=off   # the first lowest CPU, not the nearest",
                 "warmsched run configs/tutorials/rt-placement.yaml --feature RT_PUSH_IPI=off   # pull by reading the overloaded CPUs",
-                "warmsched run configs/tutorials/rt-placement.yaml -p platform=zen3-5950x   # 32 CPUs: a longer scan"};
+                "warmsched run configs/tutorials/rt-placement.yaml -p platform=zen3-5950x   # 32 CPUs for 16 RT threads: no overload"};
     }
 };
 
