@@ -12,11 +12,9 @@
 // picked sooner and, with PREEMPT_SHORT, preempts the hog inside the hog's slice.
 #include "sim/tutorials/tutorial.h"
 
-#include "platforms/platform_catalog.h"
 #include "sim/plots/run_plots.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -25,10 +23,6 @@ namespace {
 
 const char* const platform = "haswell-i7-4790";
 
-std::string probe_file(const std::string& name) {
-    return std::filesystem::weakly_canonical(std::filesystem::path(platform::configs_dir()) / "tutorials" / name)
-        .string();
-}
 
 struct probe_variant {
     const char* step;
@@ -79,7 +73,7 @@ public:
         for (const auto& p : probes)
             s.push_back({p.step,
                          {"run", "--platform", platform, "--kernel", p.kernel, "-p",
-                          o.quick ? "duration=0.3s" : "duration=2s", "--", "rt-app", probe_file(p.file)}});
+                          o.quick ? "duration=0.3s" : "duration=2s", "--", "rt-app", tutorial_input(p.file)}});
         return s;
     }
 

@@ -7,9 +7,7 @@
 // through the caches of the model, so what a scan costs is its misses.
 #include "sim/tutorials/tutorial.h"
 
-#include "platforms/platform_catalog.h"
 
-#include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -17,10 +15,6 @@
 namespace warmsched::sim::tutorials {
 namespace {
 
-std::string config_file(const std::string& name) {
-    return std::filesystem::weakly_canonical(std::filesystem::path(platform::configs_dir()) / "tutorials" / name)
-        .string();
-}
 
 struct variant {
     const char* step;
@@ -64,8 +58,8 @@ public:
         std::vector<tutorial_step> s;
         for (const auto& v : variants)
             s.push_back({v.step,
-                         {"run", config_file("rt-placement.yaml"), "--feature", v.feature, "-p",
-                          "workloads.1=rt-app " + config_file("rt-load.json"), "-p",
+                         {"run", tutorial_input("rt-placement.yaml"), "--feature", v.feature, "-p",
+                          "workloads.1=rt-app " + tutorial_input("rt-load.json"), "-p",
                           o.quick ? "duration=0.1s" : "duration=0.2s"}});
         return s;
     }

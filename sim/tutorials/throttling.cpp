@@ -6,9 +6,6 @@
 // mode). The per-CPU timelines come from each run's --plot timeline; cpu.stat from its cgroup/ files.
 #include "sim/tutorials/tutorial.h"
 
-#include "platforms/platform_catalog.h"
-
-#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -46,9 +43,7 @@ public:
     }
     std::vector<tutorial_step> steps(const tutorial_options& o) const override {
         std::vector<tutorial_step> s;
-        const std::string file = std::filesystem::weakly_canonical(std::filesystem::path(platform::configs_dir()) /
-                                                                   "tutorials" / "throttling.yaml")
-                                     .string();
+        const std::string file = tutorial_input("throttling.yaml");
         for (const auto& v : variants) {
             std::vector<std::string> a{"run", file, "--plot", "-p", o.quick ? "duration=0.05s" : "duration=0.1s"};
             a.insert(a.end(), v.features.begin(), v.features.end());

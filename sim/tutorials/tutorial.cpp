@@ -2,6 +2,7 @@
 #include "sim/tutorials/tutorial.h"
 
 #include "platforms/config/config_error.h"
+#include "platforms/platform_catalog.h"
 #include "sim/file_text.h"
 
 #include <cstdio>
@@ -122,6 +123,10 @@ void tutorial_context::write_data(const std::string& file, const std::string& te
     f << text;
     f.close();
     if (!f) fail(p.string() + ": cannot be written");
+}
+
+std::string tutorial_input(const std::string& name) {
+    return fs::weakly_canonical(fs::path(platform::configs_dir()) / "tutorials" / name).string();
 }
 
 void analysis_error(const std::string& why) {

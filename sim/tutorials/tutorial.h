@@ -88,6 +88,8 @@ const std::vector<const tutorial*>& all_tutorials();
 const tutorial* find_tutorial(const std::string& name);
 
 // Helpers of the analyses.
+// configs/tutorials/NAME as an absolute path: the inputs (rt-app JSON, experiment YAML) tutorials run.
+std::string tutorial_input(const std::string& name);
 [[noreturn]] void analysis_error(const std::string& why); // throws config_error "tutorial: WHY"
 std::string fixed(double v, int decimals);
 
