@@ -406,6 +406,118 @@ TEST_CASE("fio rejects options its parser would reject, naming the option") {
     CHECK(o.time_based);
 }
 
+// fio 3.33 parses its command line with glibc getopt_long_only over a table of every option fio knows
+// (init.c's and all job options, options.c); the expected texts are the installed fio 3.33's own.
+TEST_CASE("fio parses its options with getopt_long_only, as fio 3.33 does") {
+    using wl::parse_command_line;
+    auto options_of = [](const std::string& line) {
+        auto wc = parse_command_line(wl::split_command_line(line), 8);
+        return dynamic_cast<const wl::fio&>(*wc.w).options();
+    };
+    // One dash works as two; "--opt value" and "-opt value" for an option with a required value.
+    auto o = options_of("fio -name=single -rw=randwrite -bs 8k --iodepth 4 -runtime=1");
+    CHECK(o.name == "single");
+    CHECK(o.rw == "randwrite");
+    CHECK(o.bs == 8192);
+    CHECK(o.iodepth == 4);
+    CHECK(o.runtime_ms == 1000);
+    CHECK(options_of("fio --name=x --bs 4k --size=1m").bs == 4096);
+    // Unique abbreviations: fio accepts them (numjobs, group_reporting, ioengine, name, output-format),
+    // and records the option under its full name.
+    o = options_of("fio -nam=abbr --numj=3 --gro -ioeng=libaio --output-f=json --runtime=1");
+    CHECK(o.name == "abbr");
+    CHECK(o.numjobs == 3);
+    CHECK(o.group_reporting);
+    CHECK(o.ioengine == "libaio");
+    CHECK(o.json);
+    CHECK(o.given == std::vector<std::pair<std::string, std::string>>{{"name", "abbr"},
+                                                                      {"numjobs", "3"},
+                                                                      {"group_reporting", ""},
+                                                                      {"ioengine", "libaio"},
+                                                                      {"runtime", "1"}});
+    // Aliases are options of their own in fio's table.
+    o = options_of("fio --name=x --readwrite=write --blocksize=64k --timeout=2");
+    CHECK(o.rw == "write");
+    CHECK(o.bs == 65536);
+    CHECK(o.runtime_ms == 2000);
+    CHECK(o.given == std::vector<std::pair<std::string, std::string>>{
+                         {"name", "x"}, {"rw", "write"}, {"bs", "64k"}, {"runtime", "2"}});
+    // A flag (FIO_OPT_STR_SET) takes an optional value, attached only.
+    CHECK(options_of("fio --name=x --thread=1 --runtime=1").thread);
+    CHECK_FALSE(options_of("fio --name=x --thread=0 --runtime=1").thread);
+
+    auto refusal = [](const std::string& line) {
+        try {
+            parse_command_line(wl::split_command_line(line), 8);
+        } catch (const wl::usage_error& e) {
+            const std::string text = e.what();
+            return text.substr(0, text.find("\nfio (warmsched subset)"));
+        }
+        return std::string("(accepted)");
+    };
+    // Unknown: getopt's line, then parse_cmd_line's own.
+    CHECK(refusal("fio --name=x --bogus=3 --runtime=1") ==
+          "fio: unrecognized option '--bogus=3'\nfio: unrecognized option '--bogus=3'");
+    // Ambiguous abbreviations: every option of fio's table the prefix matches, then show_closest_option's
+    // guess (its Levenshtein distance includes "=value", so for --filen=... it guesses none).
+    CHECK(refusal("fio --name=x --iodep=4 --runtime=1") ==
+          "fio: option '--iodep=4' is ambiguous; possibilities: '--iodepth' '--iodepth_batch' "
+          "'--iodepth_batch_submit' '--iodepth_batch_complete_min' '--iodepth_batch_complete' "
+          "'--iodepth_batch_complete_max' '--iodepth_low'\n"
+          "fio: unrecognized option '--iodep=4'\nDid you mean iodepth?");
+    CHECK(refusal("fio --name=x --siz=1m") ==
+          "fio: option '--siz=1m' is ambiguous; possibilities: '--size' "
+          "'--size'\nfio: unrecognized option '--siz=1m'\nDid you mean size?");
+    CHECK(refusal("fio --name=x --filen=/dev/nvme0n1 --runtime=1") ==
+          "fio: option '--filen=/dev/nvme0n1' is ambiguous; possibilities: '--filename' '--filename_format'\n"
+          "fio: unrecognized option '--filen=/dev/nvme0n1'");
+    CHECK(refusal("fio -n=x --runtime=1") ==
+          "fio: option '-n=x' is ambiguous; possibilities: '-name' '-number_ios' '-norandommap' '-nrfiles' "
+          "'-nr_files' '-numjobs' '-nice' '-numa_cpu_nodes' '-numa_mem_policy' '-new_group' '-numruns'\n"
+          "fio: unrecognized option '-n=x'");
+    // --direct is a bool (FIO_OPT_BOOL): it needs its value -- the next word, if there is one, as getopt
+    // takes it (fio: "failed parsing direct=--runtime=1").
+    CHECK(refusal("fio --name=x --direct --runtime=1") == "fio: --direct=--runtime=1: expected 0 or 1");
+    CHECK(refusal("fio --name=x --runtime=1 --direct") ==
+          "fio: option '--direct' requires an argument\nfio: unrecognized option '--direct'\nDid you mean "
+          "direct?");
+    CHECK(options_of("fio --name=x --direct=1 --runtime=1").direct);
+    // fio's own options: --readonly takes no value; the short letters are fio's (-x is --section).
+    CHECK(refusal("fio --name=x --readonly=1 --runtime=1") ==
+          "fio: option '--readonly' doesn't allow an argument\nfio: unrecognized option '--readonly=1'\n"
+          "Did you mean readonly?");
+    CHECK(refusal("fio --name=x --runtime=1 -x") ==
+          "fio: option requires an argument -- 'x'\nfio: unrecognized option '-x'");
+    // libaio's options end the table once --ioengine=libaio is parsed, as fio_options_set_ioengine_opts
+    // puts them; a value is required as in fio (nowait is a bool).
+    CHECK(refusal("fio --ioengine=libaio -n=x --runtime=1") ==
+          "fio: option '-n=x' is ambiguous; possibilities: '-name' '-number_ios' '-norandommap' '-nrfiles' "
+          "'-nr_files' '-numjobs' '-nice' '-numa_cpu_nodes' '-numa_mem_policy' '-new_group' '-numruns' "
+          "'-nowait'\nfio: unrecognized option '-n=x'");
+    CHECK(refusal("fio --ioengine=libaio --name=x --runtime=1 --nowai") ==
+          "fio: option '--nowait' requires an argument\nfio: unrecognized option '--nowai'\nDid you mean "
+          "nowait?");
+    CHECK(refusal("fio --name=x --ioengine=psync --runtime=1 --userspace_reap") ==
+          "fio: unrecognized option '--userspace_reap'\nfio: unrecognized option '--userspace_reap'");
+    CHECK(refusal("fio --name=x --ioengine=libaio --runtime=1 --userspace_reap") ==
+          "fio: --userspace_reap: this fio option is not modelled by warmsched");
+    // Options fio has and warmsched does not model are refused by their name, abbreviated or not, once
+    // getopt has them with their value if they require one.
+    CHECK(refusal("fio --name=x --runtime=1 --verify") ==
+          "fio: option '--verify' requires an argument\nfio: unrecognized option '--verify'\nDid you mean "
+          "verify?");
+    CHECK(refusal("fio --name=x --verify md5 --runtime=1") ==
+          "fio: --verify: this fio option is not modelled by warmsched");
+    CHECK(refusal("fio --name=x --verify=md5 --runtime=1") ==
+          "fio: --verify: this fio option is not modelled by warmsched");
+    CHECK(refusal("fio --name=x --iodepth_l=4 --runtime=1") ==
+          "fio: --iodepth_low: this fio option is not modelled by warmsched");
+    // Operands are job files.
+    CHECK(refusal("fio --name=x --time_based 1 --runtime=1") ==
+          "fio: '1': job files are not supported, give the job as --options");
+    CHECK_THROWS_AS(parse_command_line({"fio", "--help"}, 8), wl::help_requested);
+}
+
 TEST_CASE("fio's num2str prints as fio does") {
     CHECK(wl::fio_num2str(11111, 4, 1, false, 0) == "11.1k");
     CHECK(wl::fio_num2str(495000, 4, 1, false, 0) == "495k");

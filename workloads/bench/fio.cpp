@@ -3,14 +3,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/bench/fio_option_names.h"
 #include "workloads/cli/option_parser.h"
 #include "workloads/kernel/sim_kernel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace warmsched::workloads {
@@ -282,6 +287,29 @@ bool parse_fio_time_ms(const std::string& text, std::uint64_t& out) {
     return true;
 }
 
+// fio's show_closest_option (init.c): the l_opts name at the least Levenshtein distance (parse.c's
+// string_distance; the first of equals) from the word without its leading dashes -- "=value" included,
+// as fio leaves it -- if that distance is at most half the word's length (string_distance_ok); else "".
+std::string fio_closest_option(const std::string& word, const std::vector<std::string>& names) {
+    const std::string s1 = word.substr(std::min(word.find_first_not_of('-'), word.size()));
+    std::size_t best_distance = SIZE_MAX;
+    const std::string* best = nullptr;
+    for (const std::string& s2 : names) {
+        std::vector<std::size_t> p(s2.size() + 1), q(s2.size() + 1);
+        for (std::size_t j = 0; j <= s2.size(); ++j) p[j] = j;
+        for (std::size_t i = 1; i <= s1.size(); ++i) {
+            q[0] = p[0] + 1;
+            for (std::size_t j = 1; j <= s2.size(); ++j) {
+                const std::size_t sub = p[j - 1] + (s1[i - 1] != s2[j - 1] ? 1 : 0);
+                q[j] = std::min(p[j] + 1, std::min(q[j - 1] + 1, sub));
+            }
+            std::swap(p, q);
+        }
+        if (p[s2.size()] < best_distance) best_distance = p[s2.size()], best = &s2;
+    }
+    return best && best_distance <= (s1.size() + 1) / 2 ? *best : std::string();
+}
+
 std::string fmt(const char* f, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
@@ -494,95 +522,175 @@ std::unique_ptr<fio> fio::from_command_line(const std::vector<std::string>& args
         "    [--filename=DEVICE] [--output-format=normal|json]";
     fio_options o;
     bool named = false;
-    auto bad = [&](const std::string& opt, const std::string& v, const std::string& why) {
-        return usage_error("fio: --" + opt + "=" + v + ": " + why + "\n" + usage);
+    auto bad = [](const std::string& opt, const std::string& v, const std::string& why) {
+        return "fio: --" + opt + "=" + v + ": " + why;
     };
-    const std::vector<std::string> flags = {"time_based", "thread", "group_reporting"};
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = args[i];
-        // getopt_long: "--opt value" as "--opt=value", except for the flags.
-        if (a.rfind("--", 0) == 0 && a.find('=') == std::string::npos && i + 1 < args.size() &&
-            args[i + 1].rfind("--", 0) != 0 &&
-            std::find(flags.begin(), flags.end(), a.substr(2)) == flags.end())
-            a += "=" + args[++i];
-        if (a.rfind("--", 0) != 0)
-            throw usage_error("fio: '" + a + "': job files are not supported, give the job as --options\n" +
-                              usage);
-        const std::size_t eq = a.find('=');
-        const std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-        const bool has = eq != std::string::npos;
-        const std::string v = has ? a.substr(eq + 1) : "";
-        if (key != "output-format") o.given.emplace_back(key, v);
-        auto need = [&] {
-            if (!has || v.empty())
-                throw usage_error("fio: option '--" + key + "' requires an argument\n" + usage);
+    // The modelled job options, by their (full) name; each records itself for the JSON's "job options".
+    using job_handler = std::function<std::string(const std::string& key, const std::string& v)>;
+    auto required = [](job_handler h) {
+        return [h](const std::string& key, const std::string& v) {
+            if (v.empty()) return "fio: option '--" + key + "' requires an argument"; // "--key="
+            return h(key, v);
         };
-        auto flag = [&](bool& f) {
-            if (has && v != "1" && v != "0") throw bad(key, v, "expected 0 or 1 (or no value)");
-            f = !has || v == "1";
+    };
+    auto set_flag = [bad](bool& f) {
+        return [&f, bad](const std::string& key, const std::string& v) {
+            if (!v.empty() && v != "1" && v != "0") return bad(key, v, "expected 0 or 1 (or no value)");
+            f = v.empty() || v == "1";
+            return std::string();
         };
-        long long n = 0;
-        if (key == "name") {
-            need();
-            if (named) throw usage_error("fio: one job only: a second --name (" + v + ") is not supported");
-            o.name = v;
-            named = true;
-        } else if (key == "rw" || key == "readwrite") {
-            need();
-            if (v == "randrw" || v == "rw" || v == "readwrite" || v == "trim" || v == "randtrim" ||
-                v == "trimwrite" || v == "randtrimwrite")
-                throw bad(key, v,
-                          "mixed and trim workloads are not modelled (read, write, randread, randwrite)");
-            if (v != "read" && v != "write" && v != "randread" && v != "randwrite")
-                throw bad(key, v, "invalid value (read, write, randread, randwrite)");
-            o.rw = v;
-        } else if (key == "bs" || key == "blocksize") {
-            need();
-            if (!parse_fio_size(v, o.bs) || o.bs < 512 || o.bs % 512 != 0 || o.bs > (64ull << 20))
-                throw bad(key, v, "expected a size that is a multiple of 512 bytes, up to 64M (e.g. 4k)");
-        } else if (key == "iodepth") {
-            need();
-            if (!parse_int(v, 1, 65536, n)) throw bad(key, v, "expected an integer in [1, 65536]");
-            o.iodepth = static_cast<unsigned>(n);
-        } else if (key == "numjobs") {
-            need();
-            if (!parse_int(v, 1, 4096, n)) throw bad(key, v, "expected an integer in [1, 4096]");
-            o.numjobs = static_cast<unsigned>(n);
-        } else if (key == "runtime" || key == "timeout") {
-            need();
-            if (!parse_fio_time_ms(v, o.runtime_ms) || o.runtime_ms == 0)
-                throw bad(key, v, "expected a time > 0 (e.g. 10, 500ms, 1m; integer, default unit seconds)");
-        } else if (key == "time_based") {
-            flag(o.time_based);
-        } else if (key == "size") {
-            need();
-            if (!parse_fio_size(v, o.size) || o.size == 0) throw bad(key, v, "expected a size > 0 (e.g. 1g)");
-        } else if (key == "ioengine") {
-            need();
-            if (v == "io_uring" || v == "posixaio" || v == "mmap" || v == "splice" || v == "null")
-                throw bad(key, v, "this engine is not modelled (libaio, psync, sync, pvsync)");
-            if (v != "libaio" && v != "psync" && v != "sync" && v != "pvsync")
-                throw bad(key, v, "unknown I/O engine (libaio, psync, sync, pvsync)");
-            o.ioengine = v;
-        } else if (key == "direct") {
-            flag(o.direct);
-        } else if (key == "thread") {
-            flag(o.thread);
-        } else if (key == "group_reporting") {
-            flag(o.group_reporting);
-        } else if (key == "filename") {
-            need();
-            o.filename = v;
-        } else if (key == "output-format") {
-            need();
-            if (v == "json+" || v == "terse") throw bad(key, v, "not written by warmsched (normal or json)");
-            if (v != "normal" && v != "json") throw bad(key, v, "invalid value (normal, json, json+, terse)");
-            o.json = v == "json";
-            continue; // not a job option
+    };
+    long long n = 0;
+    const std::map<std::string, job_handler> modelled = {
+        {"name", required([&](const std::string&, const std::string& v) {
+             if (named) throw usage_error("fio: one job only: a second --name (" + v + ") is not supported");
+             o.name = v;
+             named = true;
+             return std::string();
+         })},
+        {"rw", required([&](const std::string& key, const std::string& v) {
+             if (v == "randrw" || v == "rw" || v == "readwrite" || v == "trim" || v == "randtrim" ||
+                 v == "trimwrite" || v == "randtrimwrite")
+                 return bad(key, v,
+                            "mixed and trim workloads are not modelled (read, write, randread, randwrite)");
+             if (v != "read" && v != "write" && v != "randread" && v != "randwrite")
+                 return bad(key, v, "invalid value (read, write, randread, randwrite)");
+             o.rw = v;
+             return std::string();
+         })},
+        {"bs", required([&](const std::string& key, const std::string& v) {
+             if (!parse_fio_size(v, o.bs) || o.bs < 512 || o.bs % 512 != 0 || o.bs > (64ull << 20))
+                 return bad(key, v, "expected a size that is a multiple of 512 bytes, up to 64M (e.g. 4k)");
+             return std::string();
+         })},
+        {"iodepth", required([&](const std::string& key, const std::string& v) {
+             if (!parse_int(v, 1, 65536, n)) return bad(key, v, "expected an integer in [1, 65536]");
+             o.iodepth = static_cast<unsigned>(n);
+             return std::string();
+         })},
+        {"numjobs", required([&](const std::string& key, const std::string& v) {
+             if (!parse_int(v, 1, 4096, n)) return bad(key, v, "expected an integer in [1, 4096]");
+             o.numjobs = static_cast<unsigned>(n);
+             return std::string();
+         })},
+        {"runtime", required([&](const std::string& key, const std::string& v) {
+             if (!parse_fio_time_ms(v, o.runtime_ms) || o.runtime_ms == 0)
+                 return bad(key, v,
+                            "expected a time > 0 (e.g. 10, 500ms, 1m; integer, default unit seconds)");
+             return std::string();
+         })},
+        {"time_based", set_flag(o.time_based)},
+        {"size", required([&](const std::string& key, const std::string& v) {
+             if (!parse_fio_size(v, o.size) || o.size == 0)
+                 return bad(key, v, "expected a size > 0 (e.g. 1g)");
+             return std::string();
+         })},
+        {"ioengine", required([&](const std::string& key, const std::string& v) {
+             if (v == "io_uring" || v == "posixaio" || v == "mmap" || v == "splice" || v == "null")
+                 return bad(key, v, "this engine is not modelled (libaio, psync, sync, pvsync)");
+             if (v != "libaio" && v != "psync" && v != "sync" && v != "pvsync")
+                 return bad(key, v, "unknown I/O engine (libaio, psync, sync, pvsync)");
+             o.ioengine = v;
+             return std::string();
+         })},
+        // A bool (FIO_OPT_BOOL) in fio, so a value is required, unlike the FIO_OPT_STR_SET flags.
+        {"direct", required([&](const std::string& key, const std::string& v) {
+             if (v != "1" && v != "0") return bad(key, v, "expected 0 or 1");
+             o.direct = v == "1";
+             return std::string();
+         })},
+        {"thread", set_flag(o.thread)},
+        {"group_reporting", set_flag(o.group_reporting)},
+        {"filename", required([&](const std::string&, const std::string& v) {
+             o.filename = v;
+             return std::string();
+         })},
+    };
+    const std::map<std::string, std::string> aliases = {
+        {"readwrite", "rw"}, {"blocksize", "bs"}, {"timeout", "runtime"}};
+    // fio's whole table (fio_option_names.h), in its order: what warmsched does not model is refused by
+    // name once getopt has matched it -- so abbreviations are unique or ambiguous exactly as in fio.
+    auto not_modelled = [](const std::string& name) {
+        return [name](const std::string&) -> std::string {
+            return "fio: --" + name + ": this fio option is not modelled by warmsched";
+        };
+    };
+    const std::function<bool(const std::string&)> never_the_next_word = [](const std::string&) {
+        return false;
+    };
+    std::vector<option_spec> specs;
+    std::vector<std::string> table_names; // l_opts' names in order, up to the engine's, for "Did you mean"
+    for (std::size_t i = 0; i < fio_command_option_count; ++i) {
+        const fio_command_option& c = fio_command_options[i];
+        const std::string name = c.name;
+        table_names.push_back(name);
+        if (name == "help") {
+            specs.push_back(help_option(c.short_name, usage));
+        } else if (name == "output-format") {
+            specs.push_back(
+                {c.short_name, name, true, [&o, bad](const std::string& v) {
+                     if (v == "json+" || v == "terse")
+                         return bad("output-format", v, "not written by warmsched (normal or json)");
+                     if (v != "normal" && v != "json")
+                         return bad("output-format", v, "invalid value (normal, json, json+, terse)");
+                     o.json = v == "json";
+                     return std::string(); // not a job option: not in "job options"
+                 }});
         } else {
-            throw usage_error("fio: unrecognized option '" + a + "'\n" + usage);
+            specs.push_back({c.short_name, name, c.arg == fio_arg::required, not_modelled(name),
+                             c.arg == fio_arg::optional ? never_the_next_word : nullptr});
         }
     }
+    std::vector<std::string> engine_names(fio_libaio_option_names,
+                                          fio_libaio_option_names + fio_libaio_option_count);
+    std::vector<std::string> job_names(fio_job_option_names, fio_job_option_names + fio_job_option_count);
+    const std::set<std::string> set_options(fio_set_option_names,
+                                            fio_set_option_names + fio_set_option_count);
+    auto unmodelled_spec = [&](const std::string& name) -> option_spec {
+        const bool is_flag = set_options.count(name) > 0;
+        return {0, name, !is_flag, not_modelled(name), is_flag ? never_the_next_word : nullptr};
+    };
+    std::set<std::string> seen;
+    for (const std::string& name : job_names) {
+        table_names.push_back(name);
+        const auto alias = aliases.find(name);
+        const std::string canonical = alias == aliases.end() ? name : alias->second;
+        const auto h = modelled.find(canonical);
+        if (h == modelled.end() || !seen.insert(name).second) { // the profiles' own "size" is the second
+            specs.push_back(unmodelled_spec(name));
+            continue;
+        }
+        const job_handler handle = h->second;
+        const bool is_flag = set_options.count(name) > 0; // time_based, thread, group_reporting
+        specs.push_back({0, name, !is_flag,
+                         [&o, name, canonical, handle](const std::string& v) {
+                             // fio's "job options" name the option (o->name), not its alias
+                             o.given.emplace_back(canonical, v);
+                             return handle(name, v);
+                         },
+                         is_flag ? never_the_next_word : nullptr});
+    }
+    // fio_options_set_ioengine_opts: the loaded engine's options end the table (psync, sync and pvsync
+    // have none; the first job option loads the default, psync).
+    std::vector<option_spec> libaio_specs;
+    for (const std::string& name : engine_names) libaio_specs.push_back(unmodelled_spec(name));
+    auto engine_options = [&o, libaio_specs] {
+        return o.ioengine == "libaio" ? libaio_specs : std::vector<option_spec>();
+    };
+    // parse_cmd_line's '?': its own line after getopt's, then show_closest_option's guess over l_opts.
+    auto unrecognized = [&o, &table_names, &engine_names](const std::string& word) {
+        std::vector<std::string> l_opts = table_names;
+        if (o.ioengine == "libaio") l_opts.insert(l_opts.end(), engine_names.begin(), engine_names.end());
+        std::string text = "fio: unrecognized option '" + word + "'";
+        const std::string closest = fio_closest_option(word, l_opts);
+        if (!closest.empty()) text += "\nDid you mean " + closest + "?";
+        return text;
+    };
+    const std::vector<std::string> job_files = parse_options(
+        "fio", args, specs, usage, option_dialect::getopt_long_only, {unrecognized, engine_options});
+    if (!job_files.empty())
+        throw usage_error("fio: '" + job_files.front() +
+                          "': job files are not supported, give the job as --options\n" + usage);
     if (!named) throw usage_error("fio: --name=NAME is required: a job needs a name\n" + usage);
     if (!o.runtime_ms && !o.size)
         throw usage_error("fio: give --runtime or --size (warmsched does not read a whole 2 TB device)\n" +

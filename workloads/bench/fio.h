@@ -1,7 +1,8 @@
 // fio (the flexible I/O tester), a subset: one job description from the command line --
 // `fio --name=NAME --rw=read|write|randread|randwrite --bs=4k --iodepth=N --numjobs=M --runtime=S
 // [--time_based] [--size=BYTES] [--ioengine=libaio|psync|sync|pvsync] [--direct=0|1] [--thread]
-// [--group_reporting] [--filename=DEV]` -- run against the machine's block device (models/io).
+// [--group_reporting] [--filename=DEV]` (parsed with glibc getopt_long_only over fio 3.33's whole option
+// table, as fio parses it: fio_option_names.h) -- run against the machine's block device (models/io).
 //
 //   fio (main) --fork x numjobs--> job: [user work per I/O] -> submit
 //                                   libaio: io_submit one request while fewer than iodepth are in

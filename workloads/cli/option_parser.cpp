@@ -1,4 +1,4 @@
-// Option parsing with glibc's getopt_long; see option_parser.h.
+// Option parsing with glibc's getopt_long and getopt_long_only; see option_parser.h.
 #include "workloads/cli/option_parser.h"
 
 #include <getopt.h>
@@ -77,29 +77,37 @@ private:
 
 std::vector<std::string> parse_options(const std::string& prog, const std::vector<std::string>& args,
                                        const std::vector<option_spec>& specs, const std::string& usage,
-                                       option_dialect dialect) {
+                                       option_dialect dialect, const option_hooks& hooks) {
     const bool perf = dialect == option_dialect::perf;
+    const bool long_only = dialect == option_dialect::getopt_long_only;
     auto fail = [&](const std::string& line) { throw usage_error(line + "\n" + usage); };
     // getopt_long's tables: a short option returns its letter, a long-only one 256 + its spec's index.
-    std::string shorts = perf ? ":" : ""; // perf: ':' for a missing value, words of its own below
+    std::vector<option_spec> table = specs; // then hooks.table_tail's, once there are any
+    std::string shorts;
     std::vector<option> longs;
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-        const option_spec& o = specs[i];
-        const int val = o.short_name ? static_cast<unsigned char>(o.short_name) : 256 + static_cast<int>(i);
-        const bool optional = !o.takes_value && o.optional_value;
-        if (o.short_name)
-            shorts += std::string(1, o.short_name) + (o.takes_value ? ":" : optional ? "::" : "");
-        if (!o.long_name.empty())
-            longs.push_back({o.long_name.c_str(),
-                             o.takes_value ? required_argument
-                             : optional    ? optional_argument
-                                           : no_argument,
-                             nullptr, val});
-    }
-    longs.push_back({nullptr, 0, nullptr, 0});
+    auto build_tables = [&] {
+        shorts = perf ? ":" : ""; // perf: ':' for a missing value, words of its own below
+        longs.clear();
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            const option_spec& o = table[i];
+            const int val =
+                o.short_name ? static_cast<unsigned char>(o.short_name) : 256 + static_cast<int>(i);
+            const bool optional = !o.takes_value && o.optional_value;
+            if (o.short_name)
+                shorts += std::string(1, o.short_name) + (o.takes_value ? ":" : optional ? "::" : "");
+            if (!o.long_name.empty())
+                longs.push_back({o.long_name.c_str(),
+                                 o.takes_value ? required_argument
+                                 : optional    ? optional_argument
+                                               : no_argument,
+                                 nullptr, val});
+        }
+        longs.push_back({nullptr, 0, nullptr, 0});
+    };
+    build_tables();
     auto spec_of = [&](int val) -> const option_spec* {
-        if (val >= 256) return &specs[static_cast<std::size_t>(val - 256)];
-        for (const auto& o : specs)
+        if (val >= 256) return &table[static_cast<std::size_t>(val - 256)];
+        for (const auto& o : table)
             if (o.short_name && static_cast<unsigned char>(o.short_name) == val) return &o;
         return nullptr;
     };
@@ -114,10 +122,17 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
     for (;;) {
         captured_stderr err;
         int index = -1;
-        const int c = getopt_long(argc, argv.data(), shorts.c_str(), longs.data(), &index);
+        const int c = long_only ? getopt_long_only(argc, argv.data(), shorts.c_str(), longs.data(), &index)
+                                : getopt_long(argc, argv.data(), shorts.c_str(), longs.data(), &index);
         if (c == -1) break;
         if (c == '?' || c == ':') {
-            if (!perf) fail(err.text());
+            if (!perf) {
+                const std::string text = err.text();
+                const std::string own = hooks.after_refusal
+                                            ? hooks.after_refusal(argv[static_cast<std::size_t>(optind - 1)])
+                                            : std::string();
+                fail(own.empty() ? text : text + "\n" + own);
+            }
             const std::string arg = argv[static_cast<std::size_t>(optind - 1)];
             const option_spec* s = optopt ? spec_of(optopt) : nullptr;
             const bool is_long = arg.rfind("--", 0) == 0;
@@ -135,6 +150,12 @@ std::vector<std::string> parse_options(const std::string& prog, const std::vecto
             value = argv[optind++]; // the next word is its value (glibc takes an advanced optind)
         const std::string why = s->handle(value);
         if (!why.empty()) fail(why);
+        if (hooks.table_tail) { // glibc reads the table afresh at each call, as fio relies on
+            table.assign(specs.begin(), specs.end());
+            const std::vector<option_spec> tail = hooks.table_tail();
+            table.insert(table.end(), tail.begin(), tail.end());
+            build_tables();
+        }
     }
     return {argv.begin() + optind, argv.end() - 1};
 }

@@ -1,6 +1,8 @@
 // Command-line options of the simulated tools, parsed by glibc's getopt_long, as the real tools parse
 // them: "-l 100", "-l100", "--loops 100", "--loops=100", a unique abbreviation of a long option
 // ("--pi" for --pipe), grouped flags ("-pT"), operands between options, and "--" ending the options.
+// fio's dialect is glibc's getopt_long_only, as fio's parse_cmd_line calls it: a long option also with
+// one dash ("-name=x"), and any two options a prefix matches are ambiguous.
 // Errors are reported in the tool's own words -- glibc getopt's own messages ("hackbench: invalid
 // option -- 'x'", "option '--p' is ambiguous; ...") or perf's parse-options (" Error: unknown switch
 // `x'") -- by throwing usage_error, which carries the message and the tool's usage text.
@@ -38,12 +40,25 @@ struct option_spec {
     std::function<bool(const std::string& next)> optional_value = nullptr;
 };
 
-enum class option_dialect { getopt, perf };
+// getopt: glibc getopt_long. getopt_long_only: glibc getopt_long_only (fio). perf: perf's parse-options
+// wording for errors.
+enum class option_dialect { getopt, getopt_long_only, perf };
+
+// What a tool's parser does around getopt beyond its table (fio's parse_cmd_line).
+struct option_hooks {
+    // The tool's own lines after glibc's complaint about `word` (argv[optind - 1] when getopt returned
+    // '?'), e.g. fio's "fio: unrecognized option '...'"; "" adds none. Not used by the perf dialect.
+    std::function<std::string(const std::string& word)> after_refusal;
+    // Asked after each option is handled: the options that follow `specs` in the table from then on
+    // (fio puts the loaded I/O engine's own options at the end of its table).
+    std::function<std::vector<option_spec>()> table_tail;
+};
 
 // Parses args (without the program name). Returns the operands left after the options.
 std::vector<std::string> parse_options(const std::string& prog, const std::vector<std::string>& args,
                                        const std::vector<option_spec>& specs, const std::string& usage,
-                                       option_dialect dialect = option_dialect::getopt);
+                                       option_dialect dialect = option_dialect::getopt,
+                                       const option_hooks& hooks = {});
 
 // An option without a value that sets `flag` to `value`.
 option_spec flag_option(char short_name, const std::string& long_name, bool& flag, bool value = true);
