@@ -5,7 +5,6 @@
 
 namespace warmsched::sim {
 namespace {
-using models::mem_source;
 using scheduler::nsec;
 using scheduler::task;
 
@@ -40,8 +39,8 @@ sched_event_log::prev_state state_of(const task& prev, bool preempt) {
 
 sched_event_log::sched_event_log(const scheduler::scheduler& s, models::machine& m,
                                  const trace_settings& settings)
-    : s_(s), m_(m), settings_(settings), num_cpus_(s.num_cpus()), next_sample_(num_cpus_, settings.start_ns),
-      last_l1d_misses_(num_cpus_, 0), last_llc_misses_(num_cpus_, 0) {}
+    : s_(s), settings_(settings), num_cpus_(s.num_cpus()),
+      sampler_(m, num_cpus_, settings.start_ns, settings.counter_interval_ns) {}
 
 sched_event_log::event& sched_event_log::record(unsigned cpu, nsec t, kind what) {
     event& e = events_.emplace_back();
@@ -107,23 +106,15 @@ void sched_event_log::sched_tick(unsigned cpu, nsec now) {
 }
 
 void sched_event_log::sample_counters(unsigned cpu, nsec t) {
-    if (t < next_sample_[cpu] || !in_window(t)) return;
-    next_sample_[cpu] = (t / settings_.counter_interval_ns + 1) * settings_.counter_interval_ns;
-    const auto& a = m_.cpu(cpu).stats().accesses;
-    auto at = [&](mem_source s) { return a[static_cast<int>(s)]; };
-    std::uint64_t total = 0;
-    for (auto n : a) total += n;
-    const std::uint64_t l1d = total - at(mem_source::l1);
-    const std::uint64_t llc = at(mem_source::remote_llc) + at(mem_source::remote_socket) +
-                              at(mem_source::local_memory) + at(mem_source::remote_memory);
+    if (!in_window(t)) return;
+    const auto d = sampler_.sample(cpu, t);
+    if (!d) return;
     event& l1 = record(cpu, t, kind::counter);
     l1.counter = "L1d misses";
-    l1.value = l1d - last_l1d_misses_[cpu];
+    l1.value = d->l1d;
     event& l3 = record(cpu, t, kind::counter);
     l3.counter = "L3 misses";
-    l3.value = llc - last_llc_misses_[cpu];
-    last_l1d_misses_[cpu] = l1d;
-    last_llc_misses_[cpu] = llc;
+    l3.value = d->l3;
 }
 
 std::vector<const sched_event_log::event*> sched_event_log::in_time_order() const {

@@ -16,6 +16,7 @@
 #include "models/system/machine.h"
 #include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/core/scheduler.h"
+#include "sim/outputs/cpu_miss_sampler.h"
 #include "sim/outputs/trace_settings.h"
 
 #include <cstdint>
@@ -90,15 +91,13 @@ private:
     void sample_counters(unsigned cpu, scheduler::nsec t);
 
     const scheduler::scheduler& s_;
-    models::machine& m_;
     trace_settings settings_;
     unsigned num_cpus_;
     std::vector<event> events_;
     // The task try_to_wake_up is placing and the wakeup's time (for its sched_migrate_task).
     const scheduler::task* waking_ = nullptr;
     scheduler::nsec waking_now_ = 0;
-    std::vector<scheduler::nsec> next_sample_;
-    std::vector<std::uint64_t> last_l1d_misses_, last_llc_misses_;
+    cpu_miss_sampler sampler_;
 };
 
 } // namespace warmsched::sim

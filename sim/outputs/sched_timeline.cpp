@@ -5,7 +5,6 @@
 
 namespace warmsched::sim {
 
-using models::mem_source;
 using scheduler::nsec;
 using scheduler::task;
 
@@ -16,10 +15,9 @@ const char* sched_timeline::distance_name(int d) {
 
 sched_timeline::sched_timeline(const scheduler::scheduler& s, models::machine& m,
                                const trace_settings& settings)
-    : s_(s), m_(m), settings_(settings), num_cpus_(s.num_cpus()), running_pid_(num_cpus_, 0),
-      running_tgid_(num_cpus_, 0), running_since_(num_cpus_, 0), next_sample_(num_cpus_, settings.start_ns),
-      last_level_(num_cpus_, -1), last_l1d_(num_cpus_, 0), last_l2_(num_cpus_, 0), last_l3_(num_cpus_, 0),
-      last_accesses_(num_cpus_, 0) {
+    : s_(s), settings_(settings), num_cpus_(s.num_cpus()),
+      sampler_(m, num_cpus_, settings.start_ns, settings.counter_interval_ns), running_pid_(num_cpus_, 0),
+      running_tgid_(num_cpus_, 0), running_since_(num_cpus_, 0), last_level_(num_cpus_, -1) {
     names_[0] = "swapper";
     tgids_[0] = 0;
 }
@@ -49,22 +47,8 @@ void sched_timeline::note_level(unsigned cpu, nsec t) {
 }
 
 void sched_timeline::sample(unsigned cpu, nsec t) {
-    if (t < next_sample_[cpu] || !in_window(t)) return;
-    next_sample_[cpu] = (t / settings_.counter_interval_ns + 1) * settings_.counter_interval_ns;
-    const auto& a = m_.cpu(cpu).stats().accesses;
-    auto at = [&](mem_source s) { return a[static_cast<int>(s)]; };
-    std::uint64_t total = 0;
-    for (auto n : a) total += n;
-    const std::uint64_t l1d = total - at(mem_source::l1);
-    const std::uint64_t l2 = l1d - at(mem_source::l2);
-    const std::uint64_t l3 = at(mem_source::remote_llc) + at(mem_source::remote_socket) +
-                             at(mem_source::local_memory) + at(mem_source::remote_memory);
-    samples_.push_back(
-        {t, cpu, l1d - last_l1d_[cpu], l2 - last_l2_[cpu], l3 - last_l3_[cpu], total - last_accesses_[cpu]});
-    last_l1d_[cpu] = l1d;
-    last_l2_[cpu] = l2;
-    last_l3_[cpu] = l3;
-    last_accesses_[cpu] = total;
+    if (!in_window(t)) return;
+    if (const auto d = sampler_.sample(cpu, t)) samples_.push_back({t, cpu, d->l1d, d->l2, d->l3, d->accesses});
 }
 
 void sched_timeline::sched_switch(unsigned cpu, nsec now, bool, const task& prev, const task& next) {

@@ -11,6 +11,7 @@
 #include "models/system/machine.h"
 #include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/core/scheduler.h"
+#include "sim/outputs/cpu_miss_sampler.h"
 #include "sim/outputs/trace_settings.h"
 
 #include <cstdint>
@@ -82,9 +83,9 @@ private:
     void close(unsigned cpu, scheduler::nsec t);
 
     const scheduler::scheduler& s_;
-    models::machine& m_;
     trace_settings settings_;
     unsigned num_cpus_;
+    cpu_miss_sampler sampler_;
     scheduler::nsec end_ = 0;
     std::vector<slice> slices_;
     std::vector<level> levels_;
@@ -92,12 +93,10 @@ private:
     std::vector<migration> migrations_;
     std::map<int, std::string> names_;
     std::map<int, int> tgids_;
-    // Per CPU: the running task (pid 0: idle) and since when, the last run-queue length written, the
-    // next sample time and the counters at the previous one.
+    // Per CPU: the running task (pid 0: idle) and since when, the last run-queue length written.
     std::vector<int> running_pid_, running_tgid_;
-    std::vector<scheduler::nsec> running_since_, next_sample_;
+    std::vector<scheduler::nsec> running_since_;
     std::vector<int> last_level_;
-    std::vector<std::uint64_t> last_l1d_, last_l2_, last_l3_, last_accesses_;
     const scheduler::task* waking_ = nullptr;
     scheduler::nsec waking_now_ = 0;
 };
