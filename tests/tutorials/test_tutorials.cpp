@@ -195,3 +195,27 @@ TEST_CASE("tutorial: the same tutorial gives the same numbers twice, whatever -j
     fs::remove_all(a);
     fs::remove_all(b);
 }
+
+TEST_CASE("tutorial: SIGINT stops the running steps, keeps nothing and exits 130", "[tutorial]") {
+    const fs::path dir = fs::temp_directory_path() / "warmsched-test-tutorial-sigint";
+    fs::remove_all(dir);
+    // line-origin's latency probes run for tens of seconds: the signal comes while they run.
+    const std::string script = std::string(WARMSCHED_BINARY) + " tutorial line-origin -j 2 --out " + dir.string() +
+                               " >/dev/null 2>&1 & pid=$!; sleep 3; kill -INT $pid; wait $pid; echo $?";
+    FILE* p = ::popen(("sh -c '" + script + "'").c_str(), "r");
+    REQUIRE(p);
+    char buf[64] = {};
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+    ::pclose(p);
+    CHECK(std::string(buf, n) == "130\n");
+    CHECK_FALSE(fs::exists(dir));
+    for (const auto& e : fs::directory_iterator(dir.parent_path()))
+        CHECK(e.path().filename().string().rfind("warmsched-test-tutorial-sigint.partial-", 0) != 0);
+    // No step is left running: the full (not --quick) latency probes, which no other test runs, are gone
+    // (the [B] keeps pgrep from finding its own command line).
+    FILE* ps = ::popen("pgrep -f -- 'max-footprint 256Mi[B]' | wc -l", "r");
+    REQUIRE(ps);
+    const std::size_t m = std::fread(buf, 1, sizeof buf - 1, ps);
+    ::pclose(ps);
+    CHECK(std::string(buf, m) == "0\n");
+}
