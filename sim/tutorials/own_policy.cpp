@@ -48,7 +48,7 @@ public:
         std::ostringstream md, time_dat, count_dat, stall_dat;
         md << "| scheduler | hackbench Time (s) | migrations: SMT / same LLC / other LLC | refill misses | refill stall us "
               "(other LLC) | us per migration |\n|---|---|---|---|---|---|\n";
-        time_dat << "scheduler time_s\n";
+        time_dat << "# scheduler time_s\n";
         count_dat << "scheduler \"SMT sibling\" \"same LLC\" \"other LLC\"\n";
         stall_dat << "scheduler \"SMT sibling\" \"same LLC\" \"other LLC\"\n";
         std::map<std::string, std::map<std::string, double>> count, stall;

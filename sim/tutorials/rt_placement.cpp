@@ -20,10 +20,11 @@ struct variant {
     const char* step;
     const char* feature;
     const char* label;
+    const char* short_label; // the figure's
 };
 const variant variants[] = {
-    {"cpupri-on", "RT_CPUPRI=on", "cpupri (v6.12)"},
-    {"cpupri-off", "RT_CPUPRI=off", "linear scan (v2.6.25)"},
+    {"cpupri-on", "RT_CPUPRI=on", "cpupri (v6.12)", "cpupri"},
+    {"cpupri-off", "RT_CPUPRI=off", "linear scan (v2.6.25)", "linear scan"},
 };
 const std::pair<const char*, const char*> landings[] = {
     {"sameCpu", "same CPU"}, {"smtSibling", "SMT sibling"}, {"sameLlc", "same LLC"},
@@ -72,7 +73,7 @@ public:
         land_dat << "variant";
         for (const auto& [stat, label] : landings) land_dat << " \"" << label << "\"";
         land_dat << "\n";
-        reads_dat << "variant rq_reads_per_wakeup\n";
+        reads_dat << "# variant rq_reads_per_wakeup\n";
         std::map<std::string, double> reads, wakeups, pushes;
         std::map<std::string, std::vector<thread_latency>> lat;
         for (const auto& v : variants) {
@@ -80,7 +81,7 @@ public:
             reads[v.step] = ctx.stat(v.step, "kernel.rt.rqReads");
             pushes[v.step] = ctx.stat(v.step, "kernel.rt.pushes");
             md << "| " << v.label << " | " << fixed(wakeups[v.step], 0) << " | ";
-            land_dat << "\"" << v.label << "\"";
+            land_dat << "\"" << v.short_label << "\"";
             std::string sep;
             for (const auto& [stat, label] : landings) {
                 const double n = ctx.stat(v.step, std::string("kernel.rt.wokeOnto::") + stat);
@@ -94,7 +95,7 @@ public:
                << ") | " << fixed(ctx.stat(v.step, "kernel.rt.pushIpis"), 0) << " | " << fixed(reads[v.step], 0) << " | "
                << fixed(per, 2) << " |\n";
             land_dat << "\n";
-            reads_dat << "\"" << v.label << "\" " << per << "\n";
+            reads_dat << "\"" << v.short_label << "\" " << per << "\n";
             lat[v.step] = cyclictest_threads(ctx.step_file(v.step, "report.txt"));
             if (lat[v.step].empty()) analysis_error("runs/" + std::string(v.step) + "/report.txt: no cyclictest T: lines");
             r.figures_data[v.step]["rt_wakeups"] = wakeups[v.step];
@@ -133,11 +134,11 @@ public:
              "clovertown-e5335-2s'\nset style data histograms\nset style fill solid 0.8 border -1\n"
              "set boxwidth 0.7\nset grid ytics\nset yrange [0:*]\nset xtics scale 0\n"
              "set style histogram rowstacked\nset title 'Where RT wakeups landed'\nset ylabel 'RT wakeups'\n"
-             "set key below\nplot for [i=2:6] 'landed.dat' using i:xtic(1) title columnheader(i)\n"
+             "set key outside right top vertical\nplot for [i=2:6] 'landed.dat' using i:xtic(1) title columnheader(i)\n"
              "set title 'Run queues read per RT wakeup'\nset ylabel 'reads'\nset xrange [-0.6:1.6]\n"
              "plot 'rq_reads.dat' using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa'\nset xrange [*:*]\n"
              "set style data linespoints\nset title 'cyclictest latency per thread'\nset ylabel 'us'\n"
-             "set xlabel 'thread'\nset key top left\n"
+             "set xlabel 'thread'\nset key center right\n"
              "plot 'cyclictest.dat' using 1:2 lw 2 title 'Avg, cpupri', '' using 1:3 lw 2 title 'Max, cpupri', \\\n"
              "     '' using 1:4 lw 2 dt 2 title 'Avg, linear scan', '' using 1:5 lw 2 dt 2 title 'Max, linear scan'\n"
              "unset multiplot\n",

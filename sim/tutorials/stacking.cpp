@@ -55,7 +55,7 @@ public:
         md << "\n|---|---|---|";
         for (std::size_t i = 0; i < std::size(levels); ++i) md << "---|";
         md << "\n";
-        tps_dat << "placement trans_per_s\n";
+        tps_dat << "# placement trans_per_s\n";
         src_dat << "placement";
         for (const auto& [stat, label] : levels) src_dat << " \"" << label << "\"";
         src_dat << "\n";
@@ -98,7 +98,7 @@ public:
                      "cores of an LLC meet in the L3, and two LLCs pass the lines cache to cache",
                      "runs/*/report.txt: the wakeups, IPIs and idle exits of each placement"};
         std::string plot =
-            "set multiplot layout 1,2 title 'netperf TCP_RR (4 KiB each way) on zen3-5950x, netperf and netserver "
+            "set multiplot layout 1,2 title 'netperf TCP\\_RR (4 KiB each way) on zen3-5950x, netperf and netserver "
             "pinned with -T'\nset style data histograms\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n"
             "set grid ytics\nset title 'Transactions per second'\nset ylabel 'transactions/s'\nset yrange [0:*]\n"
             "set xrange [-0.6:3.6]\nplot 'transactions.dat' using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa'\n"

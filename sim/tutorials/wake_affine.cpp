@@ -47,7 +47,7 @@ public:
         md << "| CPUs | hackbench Time (s) | wakeups | wakeup migrations: SMT / same LLC / other LLC | share of "
               "wakeups that crossed LLCs | refill us per wakeup migration: same LLC / other LLC |\n"
               "|---|---|---|---|---|---|\n";
-        time_dat << "cpus time_s\n";
+        time_dat << "# cpus time_s\n";
         count_dat << "cpus \"SMT sibling\" \"same LLC\" \"other LLC\"\n";
         cost_dat << "cpus \"same LLC\" \"other LLC\"\n";
         std::map<std::string, std::map<std::string, double>> count, per_migration;
