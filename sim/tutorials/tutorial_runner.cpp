@@ -58,18 +58,6 @@ std::string command_line(const std::vector<std::string>& argv) {
     return s;
 }
 
-std::string last_line(const std::string& text) {
-    std::string last;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        if (end > start) last = text.substr(start, end - start);
-        start = end + 1;
-    }
-    return last;
-}
-
 struct running_step {
     std::size_t index = 0;
     std::chrono::steady_clock::time_point started;
@@ -135,8 +123,9 @@ int run_steps(const std::vector<tutorial_step>& steps, const std::string& dir, u
         out << "  [" << finished << "/" << steps.size() << "] " << s.name << " (" << fixed(secs, 1) << " s): "
             << command_line(step_argv(s, "runs")) << "\n";
         if (rc != 0) {
-            std::cerr << "error: tutorial: step " << s.name << " failed (exit " << rc << ")"
-                      << (err_text.empty() ? "" : ": " + last_line(err_text)) << "\n";
+            std::cerr << "error: tutorial: step " << s.name << " failed (exit " << rc << "): "
+                      << command_line(step_argv(s, "runs")) << "\n"
+                      << err_text;
             failed = rc;
         } else if (err_text.empty()) {
             std::error_code ec;

@@ -7,8 +7,9 @@
 // The steps run as child processes of this binary, up to `jobs` at once; the results do not depend on
 // `jobs` (each step owns its seed and its directory). DIR is written whole or not at all (results_dir.h);
 // SIGINT/SIGTERM/SIGHUP stop the steps and leave nothing behind (exit 130). Exit status: 0 when the
-// effect the tutorial teaches is there, 1 when a step failed or the effect did not appear (the results are
-// kept, and the report says which), 2 for bad options.
+// effect the tutorial teaches is there; 1 when a step failed (its command line and its stderr are printed,
+// the other steps are stopped and nothing is kept) or when the effect did not appear (the results are
+// kept, and the report says so); 2 for bad options.
 #pragma once
 
 #include "sim/tutorials/tutorial.h"
