@@ -1,7 +1,8 @@
 # warmsched — the two commands a new user needs (see README.md):
 #   make run    install what is missing, build, run the default experiment
 #   make test   install what is missing, build, run the test suite
-# Other targets: make build, make bench, make validate-published (the model against the published tables,
+# Other targets: make build, make test-asan (the suite under ASan and UBSan), make bench,
+# make validate-published (the model against the published tables,
 # docs/validation.md section 10; about an hour on 2 cores), make fuzz (the libFuzzer harnesses of fuzz/,
 # FUZZ_SECONDS per harness, default 3600; docs/validation.md section 11), make format, make clean,
 # make deps (the Debian packages, and the Debian kernels `warmsched twin` boots).
@@ -23,7 +24,7 @@ DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboos
 TWIN_PACKAGES := qemu-system-x86 busybox-static cpio rt-tests linux-perf fio rt-app dbench make gcc binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build deps bench validate-published fuzz fuzz-build format clean
+.PHONY: run test test-asan build deps bench validate-published fuzz fuzz-build format clean
 
 run: build
 	./$(BUILD)/warmsched run configs/experiments/default.yaml
@@ -37,6 +38,15 @@ fuzz-build: deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DWARMSCHED_FUZZ=ON -DWARMSCHED_BUILD_TESTS=OFF -DWARMSCHED_BUILD_BENCH=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_harnesses
+
+# The suite under AddressSanitizer and UBSan (docs/validation.md section 11): a RelWithDebInfo tree of its
+# own; undefined behaviour stops the process (halt_on_error), so a test that meets it fails.
+test-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARMSCHED_SANITIZE=ON -DWARMSCHED_BUILD_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+	@sh twin/guest/fetch-kernels.sh build-asan/twin/kernels
+	cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+	  ctest --output-on-failure -j $(JOBS)
 
 fuzz: fuzz-build
 	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
