@@ -245,53 +245,90 @@ bool list_index(const std::string& p, std::size_t& idx) {
 }
 } // namespace
 
+namespace {
+// The key path of an override: segments split at dots, where "\\." is a dot inside a segment.
+std::vector<std::string> override_segments(const std::string& path, const origin& where) {
+    std::vector<std::string> parts(1);
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        if (path[i] == '\\' && i + 1 < path.size() && path[i + 1] == '.') {
+            parts.back() += '.';
+            ++i;
+        } else if (path[i] == '.') {
+            parts.emplace_back();
+        } else {
+            parts.back() += path[i];
+        }
+    }
+    for (const auto& part : parts)
+        if (part.empty()) throw config_error(where, path, "empty key segment");
+    return parts;
+}
+
+// How many segments from `i` name one key of `map`: the longest run whose dotted join is a key there
+// ("cpu.max" in a cgroup), else 1.
+std::size_t key_run(const config_node& map, const std::vector<std::string>& parts, std::size_t i) {
+    if (!map.is_map()) return 1;
+    std::string joined = parts[i];
+    std::size_t best = 1;
+    for (std::size_t j = i + 1; j < parts.size(); ++j) {
+        joined += '.' + parts[j];
+        if (map.find(joined)) best = j - i + 1;
+    }
+    return best;
+}
+
+std::string joined(const std::vector<std::string>& parts, std::size_t i, std::size_t n) {
+    std::string k = parts[i];
+    for (std::size_t j = i + 1; j < i + n; ++j) k += '.' + parts[j];
+    return k;
+}
+} // namespace
+
 void apply_override(config_node& root, const std::string& assignment) {
     const origin where{"-p " + assignment, 0, 0};
     std::size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
         throw config_error(where, "", "an override must look like dotted.key=value");
-    std::string path = assignment.substr(0, eq);
-    std::string value = assignment.substr(eq + 1);
-    std::vector<std::string> parts;
-    std::stringstream ss(path);
-    for (std::string part; std::getline(ss, part, '.');) {
-        if (part.empty()) throw config_error(where, path, "empty key segment");
-        parts.push_back(part);
-    }
-    config_node* node = &root;
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-        const std::string& p = parts[i];
-        if (node->is_sequence()) {
-            std::size_t idx = 0;
-            const bool numeric = list_index(p, idx);
-            if (!numeric || idx >= node->items().size())
-                throw config_error(where, path,
-                                   "'" + p + "' is not an index of the list (0.." +
-                                       std::to_string(node->items().size()) + ")");
-            node = &node->items()[idx];
-            continue;
-        }
-        if (!node->is_map() && !node->is_null())
-            throw config_error(where, path, "'" + p + "' walks into a plain value");
-        config_node* next = node->find(p);
-        node = next ? next : &node->set(p, config_node::make_map(where), where);
-    }
-    const std::string& last = parts.back();
+    const std::string path = assignment.substr(0, eq);
+    const std::string value = assignment.substr(eq + 1);
+    const std::vector<std::string> parts = override_segments(path, where);
     // A flow sequence or map ("[[10,12],[12,10]]") replaces the whole value; anything else is a scalar.
     config_node leaf = config_node::make_scalar(value, where);
     if (!value.empty() && (value.front() == '[' || value.front() == '{')) {
         config_node parsed = load_yaml_text("value: " + value, "-p " + assignment);
         leaf = *parsed.find("value");
     }
-    if (node->is_sequence()) {
-        std::size_t idx = 0;
-        if (!list_index(last, idx) || idx >= node->items().size())
-            throw config_error(where, path, "'" + last + "' is not an index of the list");
-        node->items()[idx] = leaf;
-        return;
+    config_node* node = &root;
+    for (std::size_t i = 0; i < parts.size();) {
+        const std::string& p = parts[i];
+        const bool last = i + 1 == parts.size();
+        if (node->is_sequence()) {
+            std::size_t idx = 0;
+            if (!list_index(p, idx) || idx >= node->items().size())
+                throw config_error(where, path,
+                                   "'" + p + "' is not an index of the list (0.." +
+                                       std::to_string(node->items().size()) + ")");
+            if (last) {
+                node->items()[idx] = leaf;
+                return;
+            }
+            node = &node->items()[idx];
+            ++i;
+            continue;
+        }
+        if (!node->is_map() && !node->is_null())
+            throw config_error(where, path, "'" + p + "' walks into a plain value");
+        // A key with dots in it ("cpu.max") is matched whole when the map has it.
+        const std::size_t n = key_run(*node, parts, i);
+        const std::string key = joined(parts, i, n);
+        if (i + n == parts.size()) {
+            node->set(key, leaf, where);
+            return;
+        }
+        config_node* next = node->find(key);
+        node = next ? next : &node->set(key, config_node::make_map(where), where);
+        i += n;
     }
-    if (!node->is_map() && !node->is_null()) throw config_error(where, path, "walks into a plain value");
-    node->set(last, leaf, where);
 }
 
 } // namespace warmsched::config

@@ -73,7 +73,9 @@ config_node load_yaml_file(const std::string& path);
 config_node load_yaml_text(const std::string& text, const std::string& name);
 
 // Applies `dotted.key=value` to the tree (creating maps as needed; numeric segments index sequences). A
-// value in YAML flow style, "[...]" or "{...}", replaces the key's whole list or map.
+// key that itself contains dots is matched whole where the map already has it (`cgroups.0.cpu.max=...`
+// sets a cgroup's "cpu.max"); `\.` is a dot inside a segment, for such a key not there yet. A value in
+// YAML flow style, "[...]" or "{...}", replaces the key's whole list or map.
 // Throws config_error naming the override when it is malformed or walks through a non-map value.
 void apply_override(config_node& root, const std::string& assignment);
 

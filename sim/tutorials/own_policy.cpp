@@ -54,13 +54,11 @@ public:
         std::map<std::string, std::map<std::string, double>> count, stall;
         std::map<std::string, double> per, time_s;
         for (const auto& v : variants) {
-            const nlohmann::json mr = ctx.step_json(v.step, "migration_report.json");
-            for (const auto& c : mr.at("classes")) {
-                const std::string d = c.at("distance").get<std::string>();
-                count[v.step][d] += c.at("migrations").get<double>();
-                stall[v.step][d] += c.at("refill").at("stall_us").get<double>();
+            for (const auto& [d, t] : migrations_by_distance(ctx, v.step)) {
+                count[v.step][d] = t.migrations;
+                stall[v.step][d] = t.stall_us;
             }
-            const auto& all = mr.at("all");
+            const auto& all = ctx.step_json(v.step, "migration_report.json").at("all");
             per[v.step] = all.at("stall_per_migration_us").get<double>();
             time_s[v.step] = ctx.metric(v.step, "hackbench Time (s)");
             md << "| " << v.label << " | " << fixed(time_s[v.step], 3) << " | " << fixed(count[v.step]["SMT sibling"], 0)

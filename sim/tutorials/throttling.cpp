@@ -104,7 +104,8 @@ public:
     std::vector<std::string> try_next() const override {
         return {"warmsched run configs/tutorials/throttling.yaml --kernel cfs --plot   # CFS (v5.15) under the same quota",
                 "warmsched run configs/tutorials/throttling.yaml -p platform=zen3-5950x --plot   # the quota spread over 32 CPUs",
-                "# copy configs/tutorials/throttling.yaml and give /limited cpu.max \"40000 10000\" or cpu.max.burst: 10000",
+                "warmsched run configs/tutorials/throttling.yaml -p 'cgroups.0.cpu.max=40000 10000' --plot   # 4 CPUs' worth",
+                "warmsched run configs/tutorials/throttling.yaml -p 'cgroups.0.cpu\\.max\\.burst=10000' --plot   # a 10 ms burst",
                 "warmsched run configs/experiments/throttle-hackbench-genoa.yaml   # 8,000 tasks in a 254-group tree"};
     }
 };

@@ -38,10 +38,12 @@ std::string tutorial_context::step_file(const std::string& step, const std::stri
     return text;
 }
 
-nlohmann::json tutorial_context::step_json(const std::string& step, const std::string& file) const {
+const nlohmann::json& tutorial_context::step_json(const std::string& step, const std::string& file) const {
+    const std::string key = step + "/" + file;
+    if (auto it = parsed_.find(key); it != parsed_.end()) return it->second;
     const std::string text = step_file(step, file);
     try {
-        return nlohmann::json::parse(text);
+        return parsed_.emplace(key, nlohmann::json::parse(text)).first->second;
     } catch (const nlohmann::json::exception& x) {
         fail((fs::path(step_dir(step)) / file).string() + ": " + x.what());
     }
@@ -94,24 +96,22 @@ const nlohmann::json& stats_of(const nlohmann::json& stats, const std::string& s
 } // namespace
 
 double tutorial_context::stat(const std::string& step, const std::string& name) const {
-    const nlohmann::json j = step_json(step, "stats.json");
-    const nlohmann::json& s = stats_of(j, step);
+    const nlohmann::json& s = stats_of(step_json(step, "stats.json"), step);
     if (!s.contains(name) || !s[name].contains("value") || !s[name]["value"].is_number())
         fail("runs/" + step + "/stats.json: no statistic " + name);
     return s[name]["value"].get<double>();
 }
 
 double tutorial_context::stat_sum(const std::string& step, const std::string& pattern) const {
-    const nlohmann::json j = step_json(step, "stats.json");
     const std::regex re(pattern);
     double sum = 0;
-    for (const auto& [name, v] : stats_of(j, step).items())
+    for (const auto& [name, v] : stats_of(step_json(step, "stats.json"), step).items())
         if (std::regex_match(name, re) && v.contains("value") && v["value"].is_number()) sum += v["value"].get<double>();
     return sum;
 }
 
 double tutorial_context::metric(const std::string& step, const std::string& name) const {
-    const nlohmann::json j = step_json(step, "report.json");
+    const nlohmann::json& j = step_json(step, "report.json");
     if (!j.contains("metrics") || !j["metrics"].contains(name) || !j["metrics"][name].is_number())
         fail("runs/" + step + "/report.json: the run printed no " + name);
     return j["metrics"][name].get<double>();
@@ -137,6 +137,21 @@ std::string fixed(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
+}
+
+std::map<std::string, distance_tally> migrations_by_distance(const tutorial_context& c, const std::string& step,
+                                                             const std::string& cause) {
+    const nlohmann::json& report = c.step_json(step, "migration_report.json");
+    if (!report.contains("classes") || !report["classes"].is_array())
+        fail("runs/" + step + "/migration_report.json: no classes");
+    std::map<std::string, distance_tally> by;
+    for (const auto& k : report["classes"]) {
+        if (!cause.empty() && k.at("cause") != cause) continue;
+        distance_tally& t = by[k.at("distance").get<std::string>()];
+        t.migrations += k.at("migrations").get<double>();
+        t.stall_us += k.at("refill").at("stall_us").get<double>();
+    }
+    return by;
 }
 
 } // namespace warmsched::sim::tutorials

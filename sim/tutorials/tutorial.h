@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,8 @@ public:
     std::string step_dir(const std::string& step) const;    // DIR/runs/STEP (a run's results)
     std::string step_output(const std::string& step) const; // DIR/runs/STEP.txt's text
     std::string step_file(const std::string& step, const std::string& file) const; // DIR/runs/STEP/FILE's text
-    nlohmann::json step_json(const std::string& step, const std::string& file) const; // DIR/runs/STEP/FILE
+    // DIR/runs/STEP/FILE parsed, once per file: the analyses read stats.json for many statistics.
+    const nlohmann::json& step_json(const std::string& step, const std::string& file) const;
     // A probe's --csv output: the header's columns, then one map per row. Throws when a column is missing.
     std::vector<std::vector<std::string>> step_csv(const std::string& step, const std::vector<std::string>& columns) const;
     // DIR/runs/STEP/stats.json's statistics (name -> value); a missing name throws naming it.
@@ -70,6 +72,7 @@ public:
 
 private:
     std::string dir_;
+    mutable std::map<std::string, nlohmann::json> parsed_; // by "STEP/FILE"
 };
 
 class tutorial {
@@ -92,5 +95,13 @@ const tutorial* find_tutorial(const std::string& name);
 std::string tutorial_input(const std::string& name);
 [[noreturn]] void analysis_error(const std::string& why); // throws config_error "tutorial: WHY"
 std::string fixed(double v, int decimals);
+// A step's migration_report.json classes summed by distance ("SMT sibling", "same LLC", "other LLC", ...):
+// the migrations and their refill stall. `cause` ("wakeup") keeps the classes of one cause; "" keeps all.
+struct distance_tally {
+    double migrations = 0, stall_us = 0;
+    double stall_per_migration_us() const { return migrations > 0 ? stall_us / migrations : 0; }
+};
+std::map<std::string, distance_tally> migrations_by_distance(const tutorial_context& c, const std::string& step,
+                                                             const std::string& cause = "");
 
 } // namespace warmsched::sim::tutorials

@@ -53,12 +53,9 @@ public:
         std::map<std::string, std::map<std::string, double>> count, per_migration;
         std::map<std::string, double> time_s, share;
         for (const auto& v : variants) {
-            const nlohmann::json mr = ctx.step_json(v.step, "migration_report.json");
-            for (const auto& c : mr.at("classes")) {
-                if (c.at("cause") != "wakeup") continue;
-                const std::string d = c.at("distance").get<std::string>();
-                count[v.step][d] += c.at("migrations").get<double>();
-                per_migration[v.step][d] = c.at("stall_per_migration_us").get<double>();
+            for (const auto& [d, t] : migrations_by_distance(ctx, v.step, "wakeup")) {
+                count[v.step][d] = t.migrations;
+                per_migration[v.step][d] = t.stall_per_migration_us();
             }
             const double wakeups = ctx.stat(v.step, "kernel.wakeups");
             time_s[v.step] = ctx.metric(v.step, "hackbench Time (s)");

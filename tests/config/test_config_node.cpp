@@ -63,6 +63,23 @@ TEST_CASE("overrides set dotted keys, index lists, and create missing maps") {
     CHECK_THROWS_WITH(apply_override(root, "core.frequency.x=1"), Catch::Contains("plain value"));
 }
 
+TEST_CASE("overrides reach keys that contain dots, such as a cgroup's cpu.max") {
+    config_node root = load_yaml_text("cgroups:\n  - {path: /a, cpu.max: \"20000 10000\", cpu.weight: 100}\n"
+                                      "kernel: {version: eevdf}\n",
+                                      "t.yaml");
+    // The key the map has is matched whole: docs/tutorials/throttling.md's "try this next".
+    apply_override(root, "cgroups.0.cpu.max=50000 100000");
+    const config_node& g = root.find("cgroups")->items()[0];
+    CHECK(g.find("cpu.max")->scalar() == "50000 100000");
+    CHECK(g.find("cpu") == nullptr);
+    // A dotted key the map does not have yet: escaped dots keep it one key, plain dots nest.
+    apply_override(root, "cgroups.0.cpu\\.max\\.burst=1000");
+    CHECK(g.find("cpu.max.burst")->scalar() == "1000");
+    apply_override(root, "kernel.sysctl.hz=1000");
+    CHECK(root.find("kernel")->find("sysctl")->find("hz")->scalar() == "1000");
+    CHECK_THROWS_WITH(apply_override(root, "kernel..hz=1"), Catch::Contains("empty key segment"));
+}
+
 TEST_CASE("the resolved tree holds every value read, defaults included") {
     config_node root = load_yaml_text("size: 32KiB\n", "t.yaml");
     config_node resolved = config_node::make_map({});
