@@ -17,6 +17,10 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
     c.hz = static_cast<unsigned>(r.integer("hz", 250, 100, 1000));
     if (c.hz != 100 && c.hz != 250 && c.hz != 300 && c.hz != 1000)
         r.error("hz", "must be 100, 250, 300 or 1000");
+    // How long the machine has been up when the run starts (scheduler.h sched_config::uptime_s).
+    const double uptime_ps = r.time_ps("uptime", 300e12);
+    if (!(uptime_ps >= 0 && uptime_ps <= 86400e12)) r.error("uptime", "must be 0s..1d (86400s)");
+    c.uptime_s = static_cast<unsigned>(uptime_ps / 1e12);
 
     auto f = r.child("features");
     const scheduler::sched_features other(k == kernel_version::cfs_v5_15 ? kernel_version::eevdf_v6_12

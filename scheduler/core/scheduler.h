@@ -64,7 +64,16 @@ struct sched_config {
     // Where the tick falls in the run: ticks come at tick_phase_ns + n * tick_ns() (a run starts at some
     // point of the tick period, as a measurement on a real machine does); jiffies counts them.
     nsec tick_phase_ns = 0;
-    nsec jiffies(nsec now) const { return (now + (tick_ns() - tick_phase_ns) % tick_ns()) / tick_ns(); }
+    // How long the machine has been up when the run starts, in whole seconds (kernel.uptime). jiffies
+    // count from boot, and the balancing state starts as the kernel leaves it at boot: every domain's
+    // last_balance and every run queue's next_balance at jiffy 0 (build_sched_domains, sched_init). A
+    // machine up longer than its longest balance interval (2 x CPUs ms, x busy_factor while busy)
+    // therefore balances every level as soon as load appears, as the machines benchmarks run on do;
+    // uptime 0 is a run that starts at boot, whose top levels first balance one interval in.
+    unsigned uptime_s = 300;
+    nsec jiffies(nsec now) const {
+        return nsec{uptime_s} * hz + (now + (tick_ns() - tick_phase_ns) % tick_ns()) / tick_ns();
+    }
     ext_config ext;
     // A kernel's defaults on a machine with `ncpus` online CPUs.
     static sched_config defaults(kernel_version k, unsigned ncpus) {

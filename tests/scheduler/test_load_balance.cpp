@@ -354,6 +354,47 @@ TEST_CASE("LB 3: two NUMA nodes: 2 x (node CPUs) hogs started on one CPU split e
     rig_lb_3_two_numa_nodes_2_x_node_cpus_hogs_s(eevdf);
 }
 
+// ---- Uptime: the first balance of every level is due once the machine has been up an interval. --------
+
+// When a task first runs on node 1 after 40 hogs start on CPU 0 of an idle 2-node machine (2 x 4 LLCs x 4
+// cores x 2 threads: the NUMA level spans 64 CPUs, a 64 ms interval), up `uptime` seconds.
+scheduler::nsec first_on_node_1(kernel_version k, unsigned uptime) {
+    auto cfg = test::rig_config(k);
+    cfg.uptime_s = uptime;
+    test::kernel_rig r(machine(2, 4, 4, 2), cfg);
+    for (int i = 0; i < 40; ++i) hog(r, "hog" + std::to_string(i), 0);
+    const auto& node_of = r.k.sched().layout().node_of;
+    for (scheduler::nsec t = 1 * ms; t <= 600 * ms; t += 1 * ms) {
+        run_to(r, t);
+        for (unsigned c = 0; c < r.k.sched().num_cpus(); ++c)
+            if (node_of[c] == 1 && r.k.sched().rq(c).nr_running > 0) return t;
+    }
+    return 0;
+}
+
+// A machine up for minutes balances its idle node at the first NOHZ kicks; one just booted waits for the
+// NUMA level's interval (sd->last_balance = jiffies at boot): msecs_to_jiffies(64) = 16 jiffies.
+TEST_CASE("LB 3: a machine up for minutes: the idle node pulls within the first ticks (v5.15)") {
+    const scheduler::nsec t = first_on_node_1(cfs, 300);
+    CHECK(t > 0);
+    CHECK(t <= 12 * ms);
+}
+TEST_CASE("LB 3: a machine up for minutes: the idle node pulls within the first ticks (v6.12)") {
+    const scheduler::nsec t = first_on_node_1(eevdf, 300);
+    CHECK(t > 0);
+    CHECK(t <= 12 * ms);
+}
+TEST_CASE("LB 3: a machine just booted: the idle node waits for the NUMA interval, 64 ms (v5.15)") {
+    const scheduler::nsec t = first_on_node_1(cfs, 0);
+    CHECK(t >= 60 * ms);
+    CHECK(t <= 600 * ms);
+}
+TEST_CASE("LB 3: a machine just booted: the idle node waits for the NUMA interval, 64 ms (v6.12)") {
+    const scheduler::nsec t = first_on_node_1(eevdf, 0);
+    CHECK(t >= 60 * ms);
+    CHECK(t <= 600 * ms);
+}
+
 // ---- 4. A cache-hot task is skipped until the failures pass cache_nice_tries. -----------------------
 
 TEST_CASE(
