@@ -19,7 +19,7 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
         r.error("hz", "must be 100, 250, 300 or 1000");
     // How long the machine has been up when the run starts (scheduler.h sched_config::uptime_s).
     const double uptime_ps = r.time_ps("uptime", 300e12);
-    if (!(uptime_ps >= 0 && uptime_ps <= 86400e12)) r.error("uptime", "must be 0s..1d (86400s)");
+    if (!(uptime_ps >= 0 && uptime_ps <= 86400e12)) r.error("uptime", "must be 0s..86400s (a day)");
     c.uptime_s = static_cast<unsigned>(uptime_ps / 1e12);
 
     auto f = r.child("features");

@@ -87,6 +87,11 @@ TEST_CASE("platform values no machine has are refused: sizes, latencies, bandwid
     refused("run -p platform.fabric.bandwidth_window=1e30s" + hackbench, "beyond what a run can simulate");
 }
 
+TEST_CASE("kernel values out of range are refused: an uptime past a day or below zero") {
+    refused("run -p kernel.uptime=100000s" + hackbench, "kernel.uptime: must be 0s..86400s");
+    refused("run -p kernel.uptime=-1s" + hackbench, "kernel.uptime: expected a time");
+}
+
 TEST_CASE("workloads larger than the simulated kernel allows are refused before the run, naming the limit") {
     // zen3-5950x has 32 CPUs: pid_max = max(32768, 1024 x 32) = 32768.
     refused("run -- hackbench -g 100000 -f 40 -l 1", "needs 8000001 tasks, more than the simulated kernel's pid_max of 32768");
