@@ -264,23 +264,20 @@ std::vector<std::string> override_segments(const std::string& path, const origin
     return parts;
 }
 
-// How many segments from `i` name one key of `map`: the longest run whose dotted join is a key there
-// ("cpu.max" in a cgroup), else 1.
-std::size_t key_run(const config_node& map, const std::vector<std::string>& parts, std::size_t i) {
-    if (!map.is_map()) return 1;
-    std::string joined = parts[i];
-    std::size_t best = 1;
+// The key of `map` that segments from `i` name: the longest run whose dotted join is a key there
+// ("cpu.max" in a cgroup), else segment `i` alone. `n` is set to the segments it takes.
+std::string key_at(const config_node& map, const std::vector<std::string>& parts, std::size_t i, std::size_t& n) {
+    std::string key = parts[i], joined = parts[i];
+    n = 1;
+    if (!map.is_map()) return key;
     for (std::size_t j = i + 1; j < parts.size(); ++j) {
         joined += '.' + parts[j];
-        if (map.find(joined)) best = j - i + 1;
+        if (map.find(joined)) {
+            key = joined;
+            n = j - i + 1;
+        }
     }
-    return best;
-}
-
-std::string joined(const std::vector<std::string>& parts, std::size_t i, std::size_t n) {
-    std::string k = parts[i];
-    for (std::size_t j = i + 1; j < i + n; ++j) k += '.' + parts[j];
-    return k;
+    return key;
 }
 } // namespace
 
@@ -319,8 +316,8 @@ void apply_override(config_node& root, const std::string& assignment) {
         if (!node->is_map() && !node->is_null())
             throw config_error(where, path, "'" + p + "' walks into a plain value");
         // A key with dots in it ("cpu.max") is matched whole when the map has it.
-        const std::size_t n = key_run(*node, parts, i);
-        const std::string key = joined(parts, i, n);
+        std::size_t n = 1;
+        const std::string key = key_at(*node, parts, i, n);
         if (i + n == parts.size()) {
             node->set(key, leaf, where);
             return;
