@@ -22,11 +22,52 @@ TEST_CASE("a pipe holds 64 KiB: a writer with no reader blocks after 65536 bytes
     CHECK(w.t.state == task_state::sleeping);
     CHECK(ch.used() == 65536);
     CHECK(ch.writers.size() == 1);
+    CHECK(ch.pipe_slots_used() == 16); // four 1024-byte writes merged into each page
     r.k.run(20 * ms);
     CHECK(rd.t.state == task_state::dead);
-    CHECK(w.t.state == task_state::sleeping); // the read made room for one more write, then full again
-    CHECK(ch.used() == 65536);
+    // The read took 1024 bytes of the first page and freed no slot (fs/pipe.c frees a buffer's page only
+    // when it is empty): the writer, woken because the read began on a full pipe, finds it still full and
+    // waits again.
+    CHECK(w.t.state == task_state::sleeping);
+    CHECK(ch.used() == 65536 - 1024);
+    CHECK(ch.pipe_slots_used() == 16);
     CHECK(w.t.stats.nr_voluntary_switches == 2);
+}
+
+TEST_CASE("a pipe is full when its 16 slots are taken: 3000-byte writes do not merge, 48000 bytes fill it") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::pipe);
+    auto& w = r.start("writer", {op::write(ch, 3000)}, 100, 0);
+    r.k.run(5 * ms);
+    CHECK(w.t.state == task_state::sleeping);
+    CHECK(ch.pipe_slots_used() == 16);
+    CHECK(ch.used() == 16 * 3000);
+}
+
+TEST_CASE("small writes to a pipe that is not empty merge into its last page: 40 of 100 bytes fill one") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::pipe);
+    r.start("writer", {op::write(ch, 100)}, 41, 0);
+    r.k.run(5 * ms);
+    CHECK(ch.used() == 4100);
+    CHECK(ch.pipe_slots_used() == 2); // 40 x 100 bytes in the first page, the 41st in a second
+    CHECK(ch.pipe_pages_touched() == 2);
+}
+
+TEST_CASE("a pipe whose reader keeps up writes every message into the same page (tmp_page)") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::pipe);
+    auto& back = r.k.make_channel(workloads::channel_kind::pipe);
+    // Ping-pong: each message is read before the next is written, so the pipe is empty at every write:
+    // the page the read released (kept as tmp_page) takes the next message, at offset 0.
+    auto& a = r.start("ping", {op::write(ch, 100), op::read(back, 100)}, 500, 0);
+    auto& b = r.start("pong", {op::read(ch, 100), op::write(back, 100)}, 500, 4);
+    r.k.run(200 * ms);
+    REQUIRE(a.t.state == task_state::dead);
+    REQUIRE(b.t.state == task_state::dead);
+    CHECK(ch.pipe_pages_touched() == 1);
+    CHECK(back.pipe_pages_touched() == 1);
+    CHECK(ch.empty());
 }
 
 TEST_CASE("a socket's send buffer is charged with each message's truesize") {

@@ -69,8 +69,10 @@ void cpu_executor::sys_read(kernel_task& t, channel& ch) {
         at += pc.bytes;
     }
     unlock(ch);
-    // Writers blocked on a full buffer: a pipe wakes one as soon as a slot frees; a socket once half
-    // of its send buffer is free again (unix_write_space).
+    // Writers blocked on a full buffer: a pipe wakes one after any read, since a writer waits only while
+    // all 16 slots are taken and pipe_read wakes one when it began on a full pipe (was_full), even if it
+    // emptied no page (the writer then finds the pipe still full and waits again); a socket once half of
+    // its send buffer is free again (unix_write_space).
     if (!ch.writers.empty() && (ch.kind() == channel_kind::pipe || ch.used() * 2 <= ch.capacity())) {
         kernel_task* w = ch.writers.front();
         ch.writers.pop_front();
