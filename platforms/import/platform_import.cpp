@@ -71,6 +71,12 @@ std::string import_platform_yaml(const import_request& r) {
         if (from == import_from::lscpu) fail("<command line>", "--from lscpu needs a file of `lscpu -J` output");
         inv = from == import_from::hwloc ? read_hwloc_this_machine() : read_sysfs("/");
         if (from != import_from::hwloc) inv.source = "this machine (/sys)";
+        // Some virtual machines' kernels list no caches under /sys (no cpu*/cache directories); libhwloc
+        // then reads them from CPUID. --from sysfs keeps to /sys.
+        if (from == import_from::automatic && inv.caches.empty()) {
+            inv = read_hwloc_this_machine();
+            inv.source = "this machine (hwloc: /sys lists no caches)";
+        }
     } else if (from == import_from::sysfs || (from == import_from::automatic && fs::is_directory(in))) {
         if (in == "-") fail("<command line>", "--from sysfs reads a directory, not standard input");
         if (!fs::is_directory(in)) fail(in, "not a directory (a sysfs root holding sys/devices/system/cpu)");
