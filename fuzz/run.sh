@@ -24,7 +24,7 @@ seeds_of() {
     fuzz_rtapp_json) echo "/usr/share/doc/rt-app/examples" ;;
     fuzz_workload_cli) echo "$src/fuzz/corpus/workload_cli" ;;
     fuzz_compare_readers) echo "$src/fuzz/corpus/compare_readers" ;;
-    fuzz_import) echo "$src/tests/data/hwloc $src/tests/data/this-machine" ;;
+    fuzz_import) echo "$src/tests/data/hwloc $src/tests/data/this-machine $src/fuzz/corpus/import" ;;
     esac
 }
 
