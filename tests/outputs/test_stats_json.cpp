@@ -95,12 +95,12 @@ TEST_CASE("stats are exact integers, and every cache level's counters are there 
     auto value = [&](const std::string& name) { return block.at(name).at("value").get<std::uint64_t>(); };
     // A counter of more than 6 digits: the same integer in both files (%g at 6 digits, as stats.txt was
     // once written and stats.json parsed back from it, turns 2561215 into 2.56122e+06).
-    const std::uint64_t requests = value("system.llc0.accesses");
-    CHECK(requests > 1'000'000);
+    const std::uint64_t accesses = value("system.llc0.accesses");
+    CHECK(accesses > 1'000'000);
     CHECK(block.at("system.llc0.accesses").at("value").is_number_unsigned());
     const auto line = txt.find("\nsystem.llc0.accesses ");
     REQUIRE(line != std::string::npos);
-    CHECK(txt.substr(line, txt.find('\n', line + 1) - line).find(" " + std::to_string(requests) + "   # ") !=
+    CHECK(txt.substr(line, txt.find('\n', line + 1) - line).find(" " + std::to_string(accesses) + "   # ") !=
           std::string::npos);
     std::uint64_t hart_total = 0, l1d_lookups = 0, l1d_misses = 0, l2_lookups = 0, llc_lookups = 0;
     for (unsigned c = 0; c < 32; ++c)

@@ -27,8 +27,8 @@
 // come from a ring of the same size as its send buffer.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -41,8 +41,8 @@ enum class channel_kind { pipe, socket, inet_socket };
 
 class channel {
 public:
-    static constexpr std::uint64_t page_size = 4096;      // PAGE_SIZE (x86)
-    static constexpr unsigned pipe_buffers = 16;          // PIPE_DEF_BUFFERS: the pipe's slots (max_usage)
+    static constexpr std::uint64_t page_size = 4096; // PAGE_SIZE (x86)
+    static constexpr unsigned pipe_buffers = 16;     // PIPE_DEF_BUFFERS: the pipe's slots (max_usage)
     static constexpr std::uint64_t pipe_capacity = pipe_buffers * page_size; // 65536: 16 full pages
     // The address space a pipe's pages take: its 16 buffers and tmp_page.
     static constexpr std::uint64_t pipe_pages_bytes = (pipe_buffers + 1) * page_size;
