@@ -3,6 +3,7 @@
 // memory). Streams: hit-dominated (L1), L2, LLC, and miss-dominated (DRAM). Usage:
 //   build/bench/cache_throughput [platform] [million-accesses] [stream index 0-3, default all]
 // Results are recorded in docs/performance.md.
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/platform_loader.h"
 #include "workloads/probes/probe_program.h"
@@ -59,6 +60,6 @@ int sc_main(int argc, char* argv[]) {
             region += 1ull << 40;
         }
     });
-    sc_core::sc_start();
+    models::run_simulation();
     return 0;
 }

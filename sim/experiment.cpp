@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/config/config_reader.h"
 #include "platforms/platform_catalog.h"
@@ -236,7 +237,7 @@ int run_experiment(const experiment& e, const std::string& final_dir, std::ostre
     models::machine m("system", e.platform, mo);
     probe_suite suite(m, e.probes);
     suite.start();
-    sc_core::sc_start();
+    models::run_simulation();
     suite.report(out);
     std::ofstream report(fs::path(out_dir) / "report.txt");
     suite.report(report);

@@ -1,5 +1,6 @@
 // warmsched command line: platforms, topology, import, probe, run. User errors (bad configuration, bad options)
 // print one line each and exit with status 2; nothing a user types should crash the program.
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/config/config_error.h"
 #include "platforms/import/platform_import.h"
@@ -131,7 +132,7 @@ int run_probe(const probe_cli& c) {
     models::machine m("system", p, mo);
     sim::probe_suite suite(m, s);
     suite.start();
-    sc_core::sc_start();
+    models::run_simulation();
     if (c.csv)
         suite.report_csv(c.kind, std::cout);
     else

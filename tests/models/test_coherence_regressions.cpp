@@ -1,6 +1,7 @@
 // Coherence regressions: deterministic scenarios that once broke the protocol (found in review), on the mini
 // platform (1 socket, llc0 = cores 0,1; llc1 = cores 2,3; CPUs 0-3 are the first threads of cores 0-3).
 // Each test states the correct outcome.
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "support/mini_platform.h"
 #include "workloads/probes/probe_program.h"
@@ -181,7 +182,7 @@ TEST_CASE("three private levels: a middle-level victim leaves the levels above t
         for (std::uint64_t l = 1; l < 400; ++l) h.load(l * 8 * line);
         mem_writes = m.memory_at(0).stats().writes;
     });
-    sc_core::sc_start();
+    models::run_simulation();
     INFO("after the L2 eviction: in L1 " << in_l1 << ", in L2 " << in_l2 << ", L2b state "
                                          << static_cast<int>(l2b_state) << "; memory writes " << mem_writes);
     CHECK_FALSE((in_l1 && !in_l2)); // inclusion L1 within L2

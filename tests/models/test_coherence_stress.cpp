@@ -2,6 +2,7 @@
 // of lines (so that lines are shared, migrate and get evicted at every level), with the coherence
 // invariants between the cores' tag arrays, the LLCs' domain maps and the home directories checked after
 // every access. Run for each LLC inclusion policy, on one socket (one home) and on two sockets (two homes).
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "support/mini_platform.h"
 #include "workloads/probes/probe_program.h"
@@ -242,7 +243,7 @@ result stress(const platform::platform_params& p, std::uint64_t seed, std::uint6
             }
         }
     });
-    sc_core::sc_start();
+    models::run_simulation();
     WARN("accesses " << res.accesses << " hash " << res.hash);
     return res;
 }

@@ -1,6 +1,7 @@
 // Runs probes on a shipped platform in a test (one machine per test process).
 #pragma once
 
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/platform_loader.h"
 #include "workloads/probes/probe_program.h"
@@ -15,7 +16,7 @@ struct probe_rig {
         : m("system", platform::load_platform(platform), o) {}
     template <class Probe> void run(Probe& p) {
         workloads::spawn_program("probe", [&p] { p.run(); });
-        sc_core::sc_start();
+        models::run_simulation();
     }
     double cycles_ns(double cycles) const { return cycles / m.platform().core.frequency_hz * 1e9; }
 };

@@ -2,6 +2,7 @@
 // distance (SMT sibling ~0 < same LLC < other LLC < other socket) and with the working set, and lies
 // within 2x of the order-of-magnitude expectation of 07-costs.md section 4:
 //   refill = min(ws, level size) / bw, bw = 50-100 GB/s from the LLC, 10-20 GB/s from another LLC or socket.
+#include "models/common/run_simulation.h"
 #include "probes/probe_rig.h"
 #include "workloads/probes/migrate_refill.h"
 
@@ -59,6 +60,6 @@ TEST_CASE("refill grows with the working set") {
         small.run();
         large.run();
     });
-    sc_core::sc_start();
+    models::run_simulation();
     CHECK(large.results()[0].extra_us > 2 * small.results()[0].extra_us);
 }

@@ -3,6 +3,7 @@
 // CPUs 0-3 are the first threads of cores 0-3, CPUs 4-7 their siblings; cores 0-1 share llc0.
 #pragma once
 
+#include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/config/config_node.h"
 #include "platforms/platform_loader.h"
@@ -55,7 +56,7 @@ struct mini_rig {
     explicit mini_rig(const std::string& inclusion = "victim") : m("system", mini_platform(inclusion), {}) {}
     template <class F> void run(F body) {
         workloads::spawn_program("test", body);
-        sc_core::sc_start();
+        models::run_simulation();
     }
     // State of `line` in level `lv` of `core` (invalid when absent).
     models::line_state state(unsigned core, unsigned lv, std::uint64_t line) {

@@ -1,6 +1,7 @@
 // The simulated operating system; see sim_kernel.h.
 #include "workloads/kernel/sim_kernel.h"
 
+#include "models/common/run_simulation.h"
 #include "workloads/kernel/cpu_executor.h"
 
 #include "platforms/fabric_graph.h"
@@ -236,9 +237,9 @@ scheduler::nsec sim_kernel::now() const {
 
 void sim_kernel::run(scheduler::nsec limit) {
     if (limit)
-        sc_core::sc_start(sc_core::sc_time(static_cast<double>(limit), sc_core::SC_NS));
+        models::run_simulation(sc_core::sc_time(static_cast<double>(limit), sc_core::SC_NS));
     else
-        sc_core::sc_start();
+        models::run_simulation();
 }
 
 } // namespace warmsched::workloads
