@@ -12,8 +12,7 @@ namespace warmsched::models {
 sanitizer_stack_bounds pthread_thread_stack() {
     sanitizer_stack_bounds b;
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-        return b;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return b;
     void* bottom = nullptr;
     if (pthread_attr_getstack(&attr, &bottom, &b.size) == 0)
         b.bottom = bottom;
@@ -54,7 +53,9 @@ namespace {
 void restore_sanitizer_stack() {}
 } // namespace
 
-sanitizer_stack_bounds sanitizer_thread_stack() { return {}; }
+sanitizer_stack_bounds sanitizer_thread_stack() {
+    return {};
+}
 #endif
 
 void run_simulation() {

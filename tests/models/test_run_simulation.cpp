@@ -27,10 +27,8 @@ struct ticker : sc_core::sc_module {
 int sum_of_multiples(int n) {
     volatile int multiples[64];
     int sum = 0;
-    for (int i = 0; i < 64; ++i)
-        multiples[i] = i * n;
-    for (int i = 0; i < 64; ++i)
-        sum += multiples[i];
+    for (int i = 0; i < 64; ++i) multiples[i] = i * n;
+    for (int i = 0; i < 64; ++i) sum += multiples[i];
     return sum;
 }
 
