@@ -111,11 +111,12 @@ hb_time() { # FILE -> seconds, from rt-tests' "Time: X" or perf's "Total time: X
 }
 sim_seconds() { awk '$1 == "simSeconds" { print $2; exit }' "$1/stats.txt" 2> /dev/null; }
 tb_rate() { awk '/^Throughput [0-9.]+ MB\/sec/ { v = $2 } END { if (v != "") print v }' "$1"; }
-sb_pct() { # FILE PCT -> the wakeup latency percentile line of schbench
+sb_pct() { # FILE PCT -> the wakeup latency percentile of schbench's last (final) report
     local want=$2.0th:
     case $2 in *.*) want=$2th: ;; esac # 99.9th, but 99.0th
-    awk -v want="$want" '/^Wakeup Latencies/ { w = 1; next } /^Request Latencies/ { w = 0 }
-        w && $0 ~ want { for (i = 1; i <= NF; i++) if ($i == want) { print $(i + 1); exit } }' "$1"
+    # "Wakeup Latencies percentiles" (schbench since 2023), "Latency percentiles" (--release 2021)
+    awk -v want="$want" '/^(Wakeup Latencies|Latency) percentiles/ { w = 1; next } /^[^\t]/ { w = 0 }
+        w { for (i = 1; i <= NF; i++) if ($i == want) v = $(i + 1) } END { if (v != "") print v }' "$1"
 }
 declare -A model published
 row_fmt='%-5s %-26s %12s %12s %8s %9s  %s\n' shape_fmt='%-60s %10s %10s  %s\n'

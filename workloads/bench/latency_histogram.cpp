@@ -36,15 +36,15 @@ void latency_histogram::combine(const latency_histogram& o) {
     if (min_ == 0 || o.min_ < min_) min_ = o.min_;
 }
 
-std::vector<latency_histogram::percentile> latency_histogram::compute() const {
+std::vector<latency_histogram::percentile> latency_histogram::compute(const double* list,
+                                                                      std::size_t len) const {
     std::vector<percentile> out;
-    const std::size_t len = percentiles.size();
     std::uint64_t sum = 0;
     bool last = false;
     for (unsigned i = 0; i < buckets && !last; ++i) {
         sum += plat_[i];
-        while (static_cast<double>(sum) >= percentiles[out.size()] / 100.0 * static_cast<double>(samples_)) {
-            out.push_back({percentiles[out.size()], index_to_value(i), sum});
+        while (static_cast<double>(sum) >= list[out.size()] / 100.0 * static_cast<double>(samples_)) {
+            out.push_back({list[out.size()], index_to_value(i), sum});
             last = out.size() == len;
             if (last) break;
         }
@@ -70,6 +70,22 @@ void latency_histogram::print(std::ostream& out, const std::string& label, const
                           ps[i].pct, ps[i].value, static_cast<unsigned long long>(ps[i].count));
             out << line;
         }
+    }
+    std::snprintf(line, sizeof line, "\t  min=%u, max=%u\n", min_, max_);
+    out << line;
+}
+
+void latency_histogram::print_2021(std::ostream& out, const std::string& runtime) const {
+    char line[160];
+    const auto ps = compute(percentiles_2021.data(), percentiles_2021.size());
+    std::snprintf(line, sizeof line, "Latency percentiles (usec) runtime %s (s) (%llu total samples)\n",
+                  runtime.c_str(), static_cast<unsigned long long>(samples_));
+    out << line;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        std::snprintf(line, sizeof line, "\t%s%2.1fth: %-10u (%llu samples)\n",
+                      ps[i].pct == 99.0 ? "* " : "  ", ps[i].pct, ps[i].value,
+                      static_cast<unsigned long long>(ps[i].count));
+        out << line;
     }
     std::snprintf(line, sizeof line, "\t  min=%u, max=%u\n", min_, max_);
     out << line;

@@ -33,6 +33,8 @@ public:
     static constexpr unsigned p20 = 1u << 0, p50 = 1u << 1, p90 = 1u << 2, p99 = 1u << 3, p999 = 1u << 4;
     static constexpr unsigned for_latency = p50 | p90 | p99 | p999; // PLIST_FOR_LAT
     static constexpr unsigned for_rps = p20 | p50 | p90;            // PLIST_FOR_RPS
+    // schbench before 2023 (release 2021): every one of these is printed, 99.0 starred (PLIST_P99).
+    static constexpr std::array<double, 7> percentiles_2021 = {50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9};
 
     static unsigned value_to_index(unsigned value);
     static unsigned index_to_value(unsigned index);
@@ -51,13 +53,17 @@ public:
         unsigned value;
         std::uint64_t count; // samples since the previous percentile of the list
     };
-    // Every percentile of the list (calc_percentiles).
-    std::vector<percentile> compute() const;
+    // Every percentile of the list (calc_percentiles); by default schbench's current list.
+    std::vector<percentile> compute() const { return compute(percentiles.data(), percentiles.size()); }
+    std::vector<percentile> compute(const double* list, std::size_t len) const;
 
     // show_latencies: `label` e.g. "Wakeup Latencies", `units` "usec", `runtime` as printed, `mask` which
     // percentiles to print, `star` the one marked with "* ".
     void print(std::ostream& out, const std::string& label, const std::string& units,
                const std::string& runtime, unsigned mask, unsigned star) const;
+    // show_latencies of schbench before 2023: "Latency percentiles (usec) runtime R (s) (N total
+    // samples)", then every percentile of percentiles_2021, then min and max.
+    void print_2021(std::ostream& out, const std::string& runtime) const;
 
 private:
     std::vector<std::uint64_t> plat_ = std::vector<std::uint64_t>(buckets, 0);

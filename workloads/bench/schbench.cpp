@@ -533,7 +533,8 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         "\t-i (--intervaltime): interval for printing latencies (seconds, def: 10)\n"
         "\t-z (--zerotime): interval for zeroing latencies (seconds, def: never)\n"
         "\t-j (--json) <file>: output in json format (def: false)\n"
-        "\t-J (--jobname) <name>: an optional jobname to add to the json output (def: none)";
+        "\t-J (--jobname) <name>: an optional jobname to add to the json output (def: none)\n"
+        "\t--release 2024|2021 (warmsched): this schbench (def), or the one before its 2023 rewrite";
     schbench_options o;
     bool threads_given = false;
     auto number = [](char c, const char* name, unsigned& field, long long min) {
@@ -611,6 +612,11 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
          [&](const std::string& v) {
              o.jobname = v;
              return std::string();
+         }},
+        {0, "release", true,
+         [](const std::string& v) {
+             return v == "2024" ? std::string()
+                                : "schbench: --release: spell it out as --release 2021 or 2024 (got '" + v + "')";
          }},
         help_option(0, usage),
     };

@@ -8,6 +8,7 @@
 #include "workloads/bench/messaging.h"
 #include "workloads/bench/netperf.h"
 #include "workloads/bench/schbench.h"
+#include "workloads/bench/schbench_2021.h"
 #include "workloads/bench/sched_pipe.h"
 #include "workloads/bench/tbench.h"
 #include "workloads/kernel/pid_max.h"
@@ -107,7 +108,11 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
         wc.w = fio::from_command_line({a.begin() + 1, a.end()}, command, params);
         params.finish("fio");
     } else if (!a.empty() && a[0] == "schbench") {
-        wc.w = schbench::from_command_line({a.begin() + 1, a.end()}, command, ncpus, params);
+        const std::vector<std::string> args(a.begin() + 1, a.end());
+        if (schbench_2021::release(args) == 2021)
+            wc.w = schbench_2021::from_command_line(args, command);
+        else
+            wc.w = schbench::from_command_line(args, command, ncpus, params);
         params.finish("schbench");
     } else if (!a.empty() && a[0] == "massive_intr") {
         wc.w = massive_intr::from_command_line({a.begin() + 1, a.end()}, command, params);

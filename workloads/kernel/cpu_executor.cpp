@@ -6,6 +6,7 @@
 #include "workloads/kernel/sim_kernel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace warmsched::workloads {
 
@@ -229,11 +230,26 @@ void cpu_executor::step(kernel_task& t) {
         t.entered = t.resumed = false;
     }
     if (t.current->kind == op_kind::compute) {
+        if (t.current->time > 0) t.remaining = spin_instructions_left(t); // spin_until: on the clock
         if (t.remaining > 0) run_compute(t);
         if (t.remaining == 0) finish(t, 0);
         return;
     }
     syscall(t);
+}
+
+std::uint64_t cpu_executor::spin_instructions_left(const kernel_task& t) const {
+    const scheduler::nsec now = now_ns(), deadline = t.current->time;
+    if (now >= deadline) return 0;
+    // Enough instructions to reach the deadline at the task's recent pace (the base CPI before it has
+    // one); the next step looks at the clock again, so a chunk cut short by a tick or a preemption
+    // is followed by another.
+    const double cycle = static_cast<double>(h_.params().cycle_ps);
+    const double per = t.ps_per_instruction > 0
+                           ? t.ps_per_instruction
+                           : k_.machine().platform().core.base_cpi * smt_stretch() * cycle;
+    return std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(deadline - now) * 1000.0 / per)));
 }
 
 void cpu_executor::finish(kernel_task& t, std::uint64_t result) {

@@ -120,6 +120,8 @@ private:
     bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
+    // spin_until: the instructions that reach the operation's deadline from now (0 once it has passed).
+    std::uint64_t spin_instructions_left(const kernel_task& t) const;
     // A fast-forwarded chunk of settled compute, up to `bound`.
     void run_fast_forward(kernel_task& t, const memory_profile& p, models::ps_t bound);
     // Waits `ps` of SystemC time unless interrupted; returns the time that passed.

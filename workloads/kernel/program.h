@@ -1,8 +1,8 @@
 // A task's program: a state machine that hands the kernel one operation at a time -- compute N
-// instructions with a memory profile, write/read a pipe or socket, wait on or wake a futex, sleep
-// (relative or until an absolute time), fork a process or thread, exec a new program image, wait for
-// its children (all, or any one), submit block I/O and reap its completions, yield, exit.
-// The kernel calls next() when the previous operation has completed, with what it returned.
+// instructions with a memory profile, or busy-wait on the clock until a time, write/read a pipe or socket,
+// wait on or wake a futex, sleep (relative or until an absolute time), fork a process or thread, exec a new
+// program image, wait for its children (all, or any one), submit block I/O and reap its completions, yield,
+// exit. The kernel calls next() when the previous operation has completed, with what it returned.
 #pragma once
 
 #include "scheduler/task/task.h"
@@ -57,7 +57,7 @@ struct op {
     channel* ch = nullptr;                   // write, read
     futex_word* futex = nullptr; // futex_wait (blocks while value == expected), futex_wake (stores value)
     long value = 0;
-    scheduler::nsec time = 0;          // sleep: duration; sleep_until: absolute time
+    scheduler::nsec time = 0;          // sleep: duration; sleep_until, spin_until: absolute time
     std::shared_ptr<spawn_spec> spawn; // fork; exec: the new image (its comm and body)
     io_context* io = nullptr;          // io_submit, io_getevents
 
@@ -70,6 +70,14 @@ struct op {
     static op compute(std::uint64_t instructions, const memory_profile* p) {
         op o = make(op_kind::compute, instructions);
         o.profile = p;
+        return o;
+    }
+    // A busy-wait on the clock (a loop of gettimeofday and a pause, as schbench's usec_spin): the task
+    // computes, touching no memory, while it is on a CPU, and the operation ends at the first moment it
+    // runs at or after `deadline` -- time spent preempted counts, as it does for the real loop.
+    static op spin_until(scheduler::nsec deadline) {
+        op o = make(op_kind::compute, 1);
+        o.time = deadline;
         return o;
     }
     static op write(channel& c, std::uint64_t bytes) {
