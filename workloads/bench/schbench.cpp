@@ -1,6 +1,8 @@
 // schbench; see schbench.h.
 #include "workloads/bench/schbench.h"
 
+#include "workloads/bench/schbench_parts.h"
+
 #include "workloads/cli/command_line.h"
 #include "workloads/cli/option_parser.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -15,15 +17,9 @@
 namespace warmsched::workloads {
 
 namespace {
-constexpr long blocked = 0; // FUTEX_BLOCKED
-constexpr long running = 1; // FUTEX_RUNNING
+using namespace schbench_parts;
 using scheduler::nsec;
 
-// gettimeofday's microseconds; tvdelta: stop - start in usecs, 0 if negative.
-std::uint64_t usec_delta(nsec start, nsec stop) {
-    const std::uint64_t a = start / 1000, b = stop / 1000;
-    return b > a ? b - a : 0;
-}
 unsigned clamp_u32(double v) {
     return v >= 4294967295.0 ? 4294967295u : static_cast<unsigned>(v);
 }
@@ -31,14 +27,6 @@ kernel_task* find_task(sim_kernel& k, int pid) {
     for (const auto& t : k.tasks())
         if (t->t.pid == pid) return t.get();
     return nullptr;
-}
-std::string seconds_text(double s) {
-    char buf[32];
-    if (s == std::floor(s))
-        std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(s));
-    else
-        std::snprintf(buf, sizeof buf, "%g", s);
-    return buf;
 }
 } // namespace
 
@@ -217,7 +205,8 @@ public:
             case phase::create:
                 // Handed over, not kept: a spec's body holds run_state, so run_state holding it too would
                 // be a cycle that is never freed (LeakSanitizer found it).
-                if (forked_ < r.workers) return op::fork(std::move(r.worker_specs[index_ * r.workers + forked_++]));
+                if (forked_ < r.workers)
+                    return op::fork(std::move(r.worker_specs[index_ * r.workers + forked_++]));
                 if (!r.o.message_cpus.empty()) {
                     char line[96];
                     std::snprintf(line, sizeof line, "Pinning to message thread index %u cpu %u\n", index_,
@@ -302,7 +291,8 @@ public:
         for (;;) {
             switch (phase_) {
             case phase::create:
-                if (forked_ < r.msg_specs.size()) return op::fork(std::move(r.msg_specs[forked_++])); // as above
+                if (forked_ < r.msg_specs.size())
+                    return op::fork(std::move(r.msg_specs[forked_++])); // as above
                 start_ = last_calc_ = last_rps_ = zero_time_ = ctx.now;
                 phase_ = phase::sample;
                 continue;
@@ -472,13 +462,7 @@ void schbench::start(sim_kernel& k, const std::vector<bool>& allowed) {
             r.worker_specs.push_back(ws);
         }
     }
-    spawn_spec s;
-    s.comm = "schbench";
-    s.allowed = allowed;
-    s.body = std::make_shared<main_program>(run_);
-    unsigned cpu = 0;
-    while (!allowed.empty() && cpu + 1 < allowed.size() && !allowed[cpu]) ++cpu;
-    k.spawn(s, cpu);
+    spawn_main(k, allowed, std::make_shared<main_program>(run_));
 }
 
 bool schbench::finished() const {
@@ -537,17 +521,7 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
         "\t--release 2024|2021 (warmsched): this schbench (def), or the one before its 2023 rewrite";
     schbench_options o;
     bool threads_given = false;
-    auto number = [](char c, const char* name, unsigned& field, long long min) {
-        return option_spec{c, name, true, [c, name, &field, min](const std::string& v) {
-                               long long x = 0;
-                               if (!parse_int(v, min, 1'000'000'000, x))
-                                   return "schbench: -" + std::string(1, c) + " (--" + name +
-                                          ") requires an integer " + (min > 0 ? ">= 1" : ">= 0") + ", got '" +
-                                          v + "'";
-                               field = static_cast<unsigned>(x);
-                               return std::string();
-                           }};
-    };
+    const auto number = number_option;
     auto cpus = [ncpus, &o](char c, const char* name, std::vector<bool>& field) {
         return option_spec{c, name, true, [c, name, ncpus, &o, &field](const std::string& v) {
                                if (v == "auto") {
@@ -562,10 +536,7 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
                            }};
     };
     auto unsupported = [](char c, const char* name, const char* why) {
-        return option_spec{c, name, true, [c, name, why](const std::string&) {
-                               return "schbench: -" + std::string(1, c) + " (--" + name +
-                                      ") is not supported: " + why;
-                           }};
+        return unsupported_option(c, name, true, why);
     };
     const std::vector<option_spec> specs = {
         flag_option('C', "calibrate", o.calibrate),
@@ -580,16 +551,7 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
              threads_given = true;
              return std::string();
          }},
-        {'r', "runtime", true,
-         [&](const std::string& v) {
-             char* end = nullptr;
-             const double s = std::strtod(v.c_str(), &end);
-             if (v.empty() || end != v.c_str() + v.size() || !(s > 0) || s > 1e6)
-                 return "schbench: -r (--runtime) requires a number of seconds > 0, got '" + v +
-                        "' (schbench's 0 means forever, which a simulation cannot end)";
-             o.runtime_s = s;
-             return std::string();
-         }},
+        runtime_option(o.runtime_s),
         number('w', "warmuptime", o.warmup_s, 0),
         number('i', "intervaltime", o.interval_s, 0),
         number('z', "zerotime", o.zero_s, 0),
@@ -615,8 +577,9 @@ std::unique_ptr<schbench> schbench::from_command_line(const std::vector<std::str
          }},
         {0, "release", true,
          [](const std::string& v) {
-             return v == "2024" ? std::string()
-                                : "schbench: --release: spell it out as --release 2021 or 2024 (got '" + v + "')";
+             return v == "2024"
+                        ? std::string()
+                        : "schbench: --release: spell it out as --release 2021 or 2024 (got '" + v + "')";
          }},
         help_option(0, usage),
     };

@@ -1,6 +1,8 @@
 // schbench before its 2023 rewrite; see schbench_2021.h.
 #include "workloads/bench/schbench_2021.h"
 
+#include "workloads/bench/schbench_parts.h"
+
 #include "workloads/cli/option_parser.h"
 #include "workloads/kernel/sim_kernel.h"
 
@@ -13,25 +15,12 @@
 namespace warmsched::workloads {
 
 namespace {
-constexpr long blocked = 0; // FUTEX_BLOCKED
-constexpr long running = 1; // FUTEX_RUNNING
+using namespace schbench_parts;
 using scheduler::nsec;
 
-std::uint64_t usec_delta(nsec start, nsec stop) { // tvdelta of two gettimeofday readings
-    const std::uint64_t a = start / 1000, b = stop / 1000;
-    return b > a ? b - a : 0;
-}
 // usec_spin(T) started at `start` returns at the first reading with tvdelta > T.
 nsec spin_deadline(nsec start, unsigned usec) {
     return (start / 1000 + usec + 1) * 1000;
-}
-std::string seconds_text(double s) {
-    char buf[32];
-    if (s == std::floor(s))
-        std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(s));
-    else
-        std::snprintf(buf, sizeof buf, "%g", s);
-    return buf;
 }
 } // namespace
 
@@ -324,13 +313,7 @@ void schbench_2021::start(sim_kernel& k, const std::vector<bool>& allowed) {
             r.worker_specs.push_back(ws);
         }
     }
-    spawn_spec s;
-    s.comm = "schbench";
-    s.allowed = allowed;
-    s.body = std::make_shared<main_program>(run_);
-    unsigned cpu = 0;
-    while (!allowed.empty() && cpu + 1 < allowed.size() && !allowed[cpu]) ++cpu;
-    k.spawn(s, cpu);
+    spawn_main(k, allowed, std::make_shared<main_program>(run_));
 }
 
 bool schbench_2021::finished() const {
@@ -388,36 +371,12 @@ std::unique_ptr<schbench_2021> schbench_2021::from_command_line(const std::vecto
         "\t--release 2021 (warmsched): this release of schbench";
     schbench_2021_options o;
     unsigned ignored_message_cputime = 0;
-    auto number = [](char c, const char* name, unsigned& field, long long min) {
-        return option_spec{c, name, true, [c, name, &field, min](const std::string& v) {
-                               long long x = 0;
-                               if (!parse_int(v, min, 1'000'000'000, x))
-                                   return "schbench: -" + std::string(1, c) + " (--" + name +
-                                          ") requires an integer " + (min > 0 ? ">= 1" : ">= 0") + ", got '" +
-                                          v + "'";
-                               field = static_cast<unsigned>(x);
-                               return std::string();
-                           }};
-    };
-    auto unsupported = [](char c, const char* name, bool value, const char* why) {
-        return option_spec{c, name, value, [c, name, why](const std::string&) {
-                               return "schbench: -" + std::string(1, c) + " (--" + name +
-                                      ") is not supported: " + why;
-                           }};
-    };
+    const auto number = number_option;
+    const auto unsupported = unsupported_option;
     const std::vector<option_spec> specs = {
         number('m', "message-threads", o.message_threads, 1),
         number('t', "threads", o.worker_threads, 1),
-        {'r', "runtime", true,
-         [&](const std::string& v) {
-             char* end = nullptr;
-             const double s = std::strtod(v.c_str(), &end);
-             if (v.empty() || end != v.c_str() + v.size() || !(s > 0) || s > 1e6)
-                 return "schbench: -r (--runtime) requires a number of seconds > 0, got '" + v +
-                        "' (schbench's 0 means forever, which a simulation cannot end)";
-             o.runtime_s = s;
-             return std::string();
-         }},
+        runtime_option(o.runtime_s),
         number('s', "sleeptime", o.sleep_usec, 0),
         number('C', "message_cputime", ignored_message_cputime, 0),
         number('c', "cputime", o.cputime_usec, 0),
