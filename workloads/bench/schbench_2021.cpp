@@ -381,7 +381,7 @@ std::unique_ptr<schbench_2021> schbench_2021::from_command_line(const std::vecto
         number('C', "message_cputime", ignored_message_cputime, 0),
         number('c', "cputime", o.cputime_usec, 0),
         number('w', "warmuptime", o.warmup_s, 0),
-        number('i', "intervaltime", o.interval_s, 1),
+        number('i', "intervaltime", o.interval_s, 0),
         number('z', "zerotime", o.zero_s, 0),
         unsupported('a', "auto", false, "the auto mode (it reruns with more threads) is not modelled"),
         unsupported('j', "jitter", false, "the jitter of the spin is not modelled"),
