@@ -55,9 +55,10 @@ std::vector<latency_histogram::percentile> latency_histogram::compute(const doub
 }
 
 void latency_histogram::print(std::ostream& out, const std::string& label, const std::string& units,
-                              const std::string& runtime, unsigned mask, unsigned star) const {
+                              const std::string& runtime, unsigned mask, unsigned star, const double* list,
+                              std::size_t len) const {
     char line[160];
-    const auto ps = compute();
+    const auto ps = compute(list, len);
     if (!ps.empty()) {
         std::snprintf(line, sizeof line, "%s percentiles (%s) runtime %s (s) (%llu total samples)\n",
                       label.c_str(), units.c_str(), runtime.c_str(),
@@ -70,22 +71,6 @@ void latency_histogram::print(std::ostream& out, const std::string& label, const
                           ps[i].pct, ps[i].value, static_cast<unsigned long long>(ps[i].count));
             out << line;
         }
-    }
-    std::snprintf(line, sizeof line, "\t  min=%u, max=%u\n", min_, max_);
-    out << line;
-}
-
-void latency_histogram::print_2021(std::ostream& out, const std::string& runtime) const {
-    char line[160];
-    const auto ps = compute(percentiles_2021.data(), percentiles_2021.size());
-    std::snprintf(line, sizeof line, "Latency percentiles (usec) runtime %s (s) (%llu total samples)\n",
-                  runtime.c_str(), static_cast<unsigned long long>(samples_));
-    out << line;
-    for (std::size_t i = 0; i < ps.size(); ++i) {
-        std::snprintf(line, sizeof line, "\t%s%2.1fth: %-10u (%llu samples)\n",
-                      ps[i].pct == 99.0 ? "* " : "  ", ps[i].pct, ps[i].value,
-                      static_cast<unsigned long long>(ps[i].count));
-        out << line;
     }
     std::snprintf(line, sizeof line, "\t  min=%u, max=%u\n", min_, max_);
     out << line;

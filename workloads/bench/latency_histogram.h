@@ -35,6 +35,7 @@ public:
     static constexpr unsigned for_rps = p20 | p50 | p90;            // PLIST_FOR_RPS
     // schbench before 2023 (release 2021): every one of these is printed, 99.0 starred (PLIST_P99).
     static constexpr std::array<double, 7> percentiles_2021 = {50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9};
+    static constexpr unsigned all_2021 = (1u << 7) - 1, p99_2021 = 1u << 4;
 
     static unsigned value_to_index(unsigned value);
     static unsigned index_to_value(unsigned index);
@@ -58,12 +59,10 @@ public:
     std::vector<percentile> compute(const double* list, std::size_t len) const;
 
     // show_latencies: `label` e.g. "Wakeup Latencies", `units` "usec", `runtime` as printed, `mask` which
-    // percentiles to print, `star` the one marked with "* ".
+    // percentiles of `list` to print (bit i: list[i]), `star` the one marked with "* ".
     void print(std::ostream& out, const std::string& label, const std::string& units,
-               const std::string& runtime, unsigned mask, unsigned star) const;
-    // show_latencies of schbench before 2023: "Latency percentiles (usec) runtime R (s) (N total
-    // samples)", then every percentile of percentiles_2021, then min and max.
-    void print_2021(std::ostream& out, const std::string& runtime) const;
+               const std::string& runtime, unsigned mask, unsigned star,
+               const double* list = percentiles.data(), std::size_t len = percentiles.size()) const;
 
 private:
     std::vector<std::uint64_t> plat_ = std::vector<std::uint64_t>(buckets, 0);

@@ -20,9 +20,6 @@ namespace {
 using namespace schbench_parts;
 using scheduler::nsec;
 
-unsigned clamp_u32(double v) {
-    return v >= 4294967295.0 ? 4294967295u : static_cast<unsigned>(v);
-}
 kernel_task* find_task(sim_kernel& k, int pid) {
     for (const auto& t : k.tasks())
         if (t->t.pid == pid) return t.get();
@@ -150,20 +147,10 @@ public:
                 phase_ = phase::work;
                 continue;
             case phase::work:
-                if (r.o.cputime_usec > 0) {
-                    spin_start_ = ctx.now;
-                    phase_ = phase::clock_spin;
-                    continue;
-                }
                 phase_ = phase::worked;
+                if (r.o.cputime_usec > 0) return op::spin_until(spin_deadline(ctx.now, r.o.cputime_usec));
                 if (r.request_instructions > 0) return op::compute(r.request_instructions, &r.profile);
                 continue;
-            case phase::clock_spin: // usec_spin
-                if (usec_delta(spin_start_, ctx.now) > r.o.cputime_usec) {
-                    phase_ = phase::worked;
-                    continue;
-                }
-                return op::compute(r.spin_instructions, nullptr);
             case phase::worked: {
                 if (r.locking && r.lock_owner[lock_cpu_] == static_cast<int>(id_))
                     r.lock_owner[lock_cpu_] = -1;
@@ -178,7 +165,7 @@ public:
     }
 
 private:
-    enum class phase { top, posted, waiting, woken, slept, lock_this_cpu, trylock, work, clock_spin, worked };
+    enum class phase { top, posted, waiting, woken, slept, lock_this_cpu, trylock, work, worked };
     unsigned cpu(schbench::run_state& r) { // sched_getcpu()
         if (!self_) self_ = find_task(*r.k, pid_);
         return self_ ? self_->t.cpu : 0;
@@ -187,7 +174,7 @@ private:
     run_ptr r_;
     unsigned id_;
     phase phase_ = phase::top;
-    nsec work_start_ = 0, spin_start_ = 0;
+    nsec work_start_ = 0;
     unsigned lock_cpu_ = 0;
     int pid_ = 0;
     kernel_task* self_ = nullptr;

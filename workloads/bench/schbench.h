@@ -72,7 +72,7 @@ struct schbench_model {
     // gcc -O2 compiles it (two loads, a multiply, a read-modify-write of m3, two pointer increments,
     // compare and branch) [estimate from the loop's code].
     double instructions_per_iteration = 7;
-    // How long a spin (for a held per-CPU lock, or the -c clock spin) runs between checks [estimate].
+    // How long a spin for a held per-CPU lock runs between tries [estimate].
     double spin_check_us = 1;
 };
 

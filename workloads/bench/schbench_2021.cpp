@@ -17,10 +17,12 @@ namespace warmsched::workloads {
 namespace {
 using namespace schbench_parts;
 using scheduler::nsec;
-
-// usec_spin(T) started at `start` returns at the first reading with tvdelta > T.
-nsec spin_deadline(nsec start, unsigned usec) {
-    return (start / 1000 + usec + 1) * 1000;
+// show_latencies of 2021: "Latency percentiles (usec) runtime R (s) (N total samples)", every percentile of
+// its list with 99.0 starred, then min and max.
+void show_latencies(const latency_histogram& h, std::ostream& out, const std::string& runtime) {
+    using lh = latency_histogram;
+    h.print(out, "Latency", "usec", runtime, lh::all_2021, lh::p99_2021, lh::percentiles_2021.data(),
+            lh::percentiles_2021.size());
 }
 } // namespace
 
@@ -101,8 +103,7 @@ public:
                 return op::futex_wait(*me.futex, blocked);
             case phase::woken: {
                 const std::uint64_t delta = usec_delta(me.wake_time, ctx.now);
-                if (delta > 0)
-                    me.stats.add(delta >= 4294967295u ? 4294967295u : static_cast<unsigned>(delta));
+                if (delta > 0) me.stats.add(clamp_u32(static_cast<double>(delta)));
                 phase_ = phase::top;
                 continue;
             }
@@ -237,7 +238,7 @@ public:
                 } else if (usec_delta(last_calc_, ctx.now) >=
                            static_cast<std::uint64_t>(o.interval_s) * 1'000'000) {
                     std::ostringstream text;
-                    r.combined().print_2021(text, std::to_string(runtime_delta / 1'000'000));
+                    show_latencies(r.combined(), text, std::to_string(runtime_delta / 1'000'000));
                     r.log += text.str();
                     last_calc_ = ctx.now;
                 }
@@ -330,7 +331,7 @@ void schbench_2021::report(std::ostream& out) const {
         out << "schbench: did not finish (the experiment's duration ended first)\n";
         return;
     }
-    run_->final.wakeup.print_2021(out, seconds_text(o_.runtime_s));
+    show_latencies(run_->final.wakeup, out, seconds_text(o_.runtime_s));
 }
 
 unsigned schbench_2021::release(const std::vector<std::string>& args) {

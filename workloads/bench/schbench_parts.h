@@ -1,6 +1,6 @@
 // What both releases of schbench share (schbench.h, schbench_2021.h): the futex states of fpost/fwait,
-// gettimeofday's microsecond deltas, the runtime as printed, the option specs of their getopt tables, and
-// the main thread's start on the first CPU it may use.
+// gettimeofday's microsecond deltas, usec_spin's deadline, the runtime as printed, the option specs of their
+// getopt tables, and the main thread's start on the first CPU it may use.
 #pragma once
 
 #include "workloads/cli/option_parser.h"
@@ -23,6 +23,17 @@ constexpr long running = 1; // FUTEX_RUNNING
 inline std::uint64_t usec_delta(scheduler::nsec start, scheduler::nsec stop) {
     const std::uint64_t a = start / 1000, b = stop / 1000;
     return b > a ? b - a : 0;
+}
+
+// A histogram value: schbench's unsigned int, saturated.
+inline unsigned clamp_u32(double v) {
+    return v >= 4294967295.0 ? 4294967295u : static_cast<unsigned>(v);
+}
+
+// usec_spin(T) started at `start` returns at the first gettimeofday reading with tvdelta > T: the deadline
+// of its op::spin_until.
+inline scheduler::nsec spin_deadline(scheduler::nsec start, unsigned usec) {
+    return (start / 1000 + usec + 1) * 1000;
 }
 
 // -r as the header prints it: whole seconds as an integer, a fraction (a warmsched extension) as given.
