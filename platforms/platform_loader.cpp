@@ -113,6 +113,8 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
     k.syscall_ps = cost("syscall", d.syscall_ps);
     k.pipe_write_ps = cost("pipe_write", d.pipe_write_ps);
     k.pipe_read_ps = cost("pipe_read", d.pipe_read_ps);
+    k.unix_skb_alloc_ps = cost("unix_skb_alloc", d.unix_skb_alloc_ps);
+    k.unix_skb_free_ps = cost("unix_skb_free", d.unix_skb_free_ps);
     k.wakeup_ps = cost("wakeup", d.wakeup_ps);
     k.remote_enqueue_ps = cost("remote_enqueue", d.remote_enqueue_ps);
     k.ipi_ps = cost("ipi", d.ipi_ps);

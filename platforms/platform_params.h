@@ -92,6 +92,13 @@ struct kernel_cost_params {
     double syscall_ps = 0.1e6;        // syscall entry and exit
     double pipe_write_ps = 0.3e6;     // pipe/socket write of a small buffer, without the wakeup
     double pipe_read_ps = 0.2e6;      // pipe/socket read
+    // An AF_UNIX stream socket's own work per sk_buff, on top of pipe_write / pipe_read: the sender
+    // allocates it (sock_alloc_send_pskb, skb_set_owner_w), the reader frees it (consume_skb, sock_wfree).
+    // Derived: a one-CPU 100-byte ping-pong over socketpairs takes 1.167x the time over pipes on the
+    // project's host (bench/calibration/loopback_rr.c, docs/kernel.md), applied to 07-costs' 3.74 us pipe
+    // round trip: 0.31 us per message, split evenly.
+    double unix_skb_alloc_ps = 0.155e6;
+    double unix_skb_free_ps = 0.155e6;
     double wakeup_ps = 0.3e6;         // try_to_wake_up on the waker
     double remote_enqueue_ps = 0.3e6; // extra on the waker when the wakee is queued on another CPU
     double ipi_ps = 1.5e6;            // reschedule IPI delivery to a CPU that does not poll

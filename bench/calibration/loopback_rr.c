@@ -87,11 +87,14 @@ static int udp_rr(double seconds, size_t req, size_t resp, char *buf) {
     return 0;
 }
 
-// The request/response loop over a pipe each way.
-static int pipe_rr(double seconds, size_t req, size_t resp, char *buf) {
+// The request/response loop over a pipe each way, or (unix) over an AF_UNIX stream socketpair each
+// way, as hackbench's sockets mode writes them: the same loop, so the difference is the socket's own
+// path (the sk_buff's allocation and free, the send buffer's accounting, the socket's locks).
+static int pipe_rr(double seconds, size_t req, size_t resp, char *buf, int unix_sockets) {
     int up[2], down[2];
-    if (pipe(up) || pipe(down)) {
-        perror("loopback_rr: pipe");
+    if (unix_sockets ? socketpair(AF_UNIX, SOCK_STREAM, 0, up) || socketpair(AF_UNIX, SOCK_STREAM, 0, down)
+                     : pipe(up) || pipe(down)) {
+        perror(unix_sockets ? "loopback_rr: socketpair" : "loopback_rr: pipe");
         return 1;
     }
     pid_t server = fork();
@@ -122,8 +125,9 @@ static int pipe_rr(double seconds, size_t req, size_t resp, char *buf) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") && strcmp(argv[1], "pipe"))) {
-        fprintf(stderr, "usage: loopback_rr tcp|udp|pipe SECONDS REQ_BYTES RESP_BYTES\n");
+    if (argc != 5 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "udp") && strcmp(argv[1], "pipe") &&
+                      strcmp(argv[1], "unix"))) {
+        fprintf(stderr, "usage: loopback_rr tcp|udp|pipe|unix SECONDS REQ_BYTES RESP_BYTES\n");
         return 2;
     }
     const int udp = strcmp(argv[1], "udp") == 0;
@@ -136,7 +140,8 @@ int main(int argc, char **argv) {
     }
     char *buf = calloc(1, req > resp ? req : resp);
     if (udp) return udp_rr(seconds, req, resp, buf);
-    if (strcmp(argv[1], "pipe") == 0) return pipe_rr(seconds, req, resp, buf);
+    if (strcmp(argv[1], "pipe") == 0 || strcmp(argv[1], "unix") == 0)
+        return pipe_rr(seconds, req, resp, buf, strcmp(argv[1], "unix") == 0);
     int ls = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t alen = sizeof a;

@@ -35,6 +35,27 @@ std::pair<double, double> pipe_pinned_and_spread(const std::vector<std::string>&
     return {dynamic_cast<const workloads::sched_pipe&>(*one.w).usecs_per_op(),
             dynamic_cast<const workloads::sched_pipe&>(*two.w).usecs_per_op()};
 }
+// Request/response loops of 100-byte messages between two pinned tasks, over a pipe or an AF_UNIX stream
+// socket each way (bench/calibration/loopback_rr.c's pipe and unix modes), all at once on zen3-5950x
+// (one SystemC design per process): us per round trip of each pair of CPUs {client, server}.
+std::vector<double> round_trips_us(const std::vector<std::pair<workloads::channel_kind, std::pair<unsigned, unsigned>>>& loops) {
+    test::kernel_rig r(platform::load_platform("zen3-5950x", {}),
+                       scheduler::sched_config::defaults(scheduler::kernel_version::eevdf_v6_12, 32));
+    constexpr long trips = 2000;
+    using workloads::op;
+    std::vector<workloads::kernel_task*> clients;
+    for (const auto& [kind, cpus] : loops) {
+        workloads::channel& up = r.k.make_channel(kind);
+        workloads::channel& down = r.k.make_channel(kind);
+        r.start("server", {op::read(up, 100), op::write(down, 100)}, trips, cpus.second);
+        clients.push_back(&r.start("client", {op::write(up, 100), op::read(down, 100)}, trips, cpus.first));
+    }
+    r.k.run();
+    REQUIRE(r.k.finished());
+    std::vector<double> us;
+    for (const auto* c : clients) us.push_back(static_cast<double>(c->exited - c->created) / 1e3 / trips);
+    return us;
+}
 } // namespace
 
 TEST_CASE("hackbench options parse like rt-tests hackbench") {
@@ -108,4 +129,23 @@ TEST_CASE("07-costs 2: with idle=poll a hand-off to an idle CPU no longer pays t
     CHECK(one <= 5.0);
     // The default run's 2.5 us per hand-off minus IPI (1.5), C1 exit (1.0) and interrupt handler (0.5).
     CHECK((two - one) / 2 == Approx(2.5 - 3.0).margin(0.5));
+}
+
+TEST_CASE("07-costs 3: an AF_UNIX round trip costs what the host measured over a pipe's, and more across CCDs") {
+    using workloads::channel_kind;
+    // One CPU each (0, 1), and across the two CCDs (2 and 10, 3 and 11); no SMT siblings share a core.
+    const auto us = round_trips_us({{channel_kind::pipe, {0, 0}},
+                                    {channel_kind::socket, {1, 1}},
+                                    {channel_kind::pipe, {2, 10}},
+                                    {channel_kind::socket, {3, 11}}});
+    const double pipe_one = us[0], unix_one = us[1], pipe_two = us[2], unix_two = us[3];
+    INFO("one CPU: pipe " << pipe_one << " us, unix " << unix_one << " us; across the CCDs: pipe " << pipe_two
+                          << " us, unix " << unix_two << " us");
+    // Measured on the project's host (loopback_rr pipe|unix 3 100 100 on one CPU, 7 interleaved pairs,
+    // docs/kernel.md): the socketpair's round trip took 1.14-1.25x the pipes', median 1.167.
+    CHECK(unix_one / pipe_one >= 1.12);
+    CHECK(unix_one / pipe_one <= 1.25);
+    // Across the two CCDs the reader's free and the sender's next allocation also move the sk_buff's
+    // header and the sender's sk_wmem_alloc between the caches: the socket's extra grows.
+    CHECK(unix_two - pipe_two > unix_one - pipe_one);
 }

@@ -367,7 +367,10 @@ private:
         unsigned active = 0;
         for (auto& c : r_->clients) {
             latency = std::max(latency, c.tick_latency_s);
-            if (c.op_start_ns) latency = std::max(latency, static_cast<double>(now - c.op_start_ns) / 1e9);
+            // An operation in flight. Its start is the client's clock, which may run ahead of this timer's
+            // (the quantum): an operation that started after `now` has no latency yet.
+            if (c.op_start_ns && c.op_start_ns < now)
+                latency = std::max(latency, static_cast<double>(now - c.op_start_ns) / 1e9);
             c.tick_latency_s = 0;
             lines += c.lines;
             bytes += r_->now == phase::warmup ? c.bytes : c.exec_bytes;

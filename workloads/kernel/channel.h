@@ -25,6 +25,12 @@
 // pages it can hold at once. A write larger than PIPE_BUF comes in PIPE_BUF steps (max_segment()), each
 // merged or given its own page; Linux merges the remainder (len % PAGE_SIZE) first. A socket's sk_buffs
 // come from a ring of the same size as its send buffer.
+//
+// An AF_UNIX socket's sk_buff is allocated by the sender and freed by the reader, as in the kernel: the
+// reader's free writes the sk_buff (the slab's free pointer) and drops the sending socket's
+// sk_wmem_alloc, a line of its own (struct_line(2)) that the sender's next allocation writes again. So
+// when the two ends run apart, both lines move between their caches with every message. (A loopback
+// TCP or UDP socket's sk_buff work is inside its calibrated instruction budgets: workloads/net.)
 #pragma once
 
 #include <algorithm>
@@ -85,8 +91,10 @@ public:
     unsigned pipe_slots_used() const { return static_cast<unsigned>(bufs_.size()); }
     unsigned pipe_pages_touched() const { return fresh_pages_; }
 
-    // The kernel-side lines of the object (lock, head/tail, wait queues): line 0 and line 1.
+    // The kernel-side lines of the object: 0 the lock, 1 head/tail and the wait queues, and for an AF_UNIX
+    // socket 2 the sending socket's sk_wmem_alloc.
     std::uint64_t struct_line(unsigned i) const { return struct_base_ + i * line_; }
+    static unsigned struct_lines(channel_kind kind) { return kind == channel_kind::socket ? 3 : 2; }
 
     // Appends a message; returns the address of its data in the ring (its header line first for a
     // socket). The caller has checked fits().
@@ -103,6 +111,8 @@ public:
     // Data lines of the oldest message still holding bytes (socket: after the header line).
     struct piece {
         std::uint64_t addr = 0, bytes = 0;
+        bool freed = false;      // socket: this piece emptied its sk_buff, which the reader now frees
+        std::uint64_t header = 0; // socket: that sk_buff's header line
     };
     // Consumes up to `bytes` from the front, appending the pieces read to `out`; returns bytes read.
     template <class Out> std::uint64_t consume(std::uint64_t bytes, Out& out) {
@@ -112,10 +122,11 @@ public:
             segment& s = segments_.front();
             const std::uint64_t take = std::min(bytes - got, s.bytes - s.read);
             const std::uint64_t data = s.addr + (is_socket() ? line_ : 0);
-            out.push_back(piece{data + s.read, take});
+            out.push_back(piece{data + s.read, take, false, s.addr});
             s.read += take;
             got += take;
             if (s.read == s.bytes) {
+                out.back().freed = true;
                 used_ -= s.charge;
                 segments_.pop_front();
             }

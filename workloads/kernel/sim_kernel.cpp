@@ -62,7 +62,8 @@ channel& sim_kernel::make_channel(channel_kind kind) {
     const std::uint64_t ring =
         kind == channel_kind::pipe ? channel::pipe_pages_bytes : channel::socket_sndbuf;
     channels_.push_back(
-        std::make_unique<channel>(kind, alloc_user(ring), alloc_kernel(2 * m_.line_size()), m_.line_size()));
+        std::make_unique<channel>(kind, alloc_user(ring), alloc_kernel(channel::struct_lines(kind) * m_.line_size()),
+                                  m_.line_size()));
     return *channels_.back();
 }
 

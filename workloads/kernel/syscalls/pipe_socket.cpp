@@ -38,6 +38,10 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     const bool was_empty = ch.empty();
     const std::uint64_t addr = ch.append(piece);
     charge(static_cast<ps_t>(k_.costs().pipe_write_ps));
+    if (ch.kind() == channel_kind::socket) { // sock_alloc_send_pskb; skb_set_owner_w charges sk_wmem_alloc
+        charge(static_cast<ps_t>(k_.costs().unix_skb_alloc_ps));
+        touch(ch.struct_line(2), true);
+    }
     if (ch.is_socket()) touch(addr, true); // the sk_buff header
     copy(t.user_buffer, addr + (ch.is_socket() ? k_.machine().line_size() : 0), piece);
     touch(ch.struct_line(1), true); // head and the readers' wait queue
@@ -67,6 +71,13 @@ void cpu_executor::sys_read(kernel_task& t, channel& ch) {
     for (const auto& pc : pieces) {
         copy(pc.addr, t.user_buffer + at, pc.bytes);
         at += pc.bytes;
+        if (pc.freed && ch.kind() == channel_kind::socket) {
+            // consume_skb: the slab writes its free pointer into the sk_buff, and sock_wfree drops the
+            // sending socket's sk_wmem_alloc.
+            charge(static_cast<ps_t>(k_.costs().unix_skb_free_ps));
+            touch(pc.header, true);
+            touch(ch.struct_line(2), true);
+        }
     }
     unlock(ch);
     // Writers blocked on a full buffer: a pipe wakes one after any read, since a writer waits only while
