@@ -76,8 +76,37 @@ TEST_CASE("a socket's send buffer is charged with each message's truesize") {
     auto& w = r.start("writer", {op::write(ch, 100)}, 1000, 0);
     r.k.run(5 * ms);
     CHECK(w.t.state == task_state::sleeping);
-    // 100 bytes round up to 128 plus 576 of sk_buff overhead: 302 messages fit in 212992 bytes.
-    CHECK(ch.used() == 302 * (128 + 576));
+    // 100 bytes round up to 128 plus 576 of sk_buff overhead; sock_alloc_send_pskb allocates while
+    // sk_wmem_alloc < sk_sndbuf: 302 messages take 212608 of the 212992 bytes, so a 303rd goes in.
+    CHECK(ch.used() == 303 * (128 + 576));
+}
+
+TEST_CASE("an AF_UNIX socket wakes every blocked writer at once when a quarter of its buffer is taken") {
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::socket);
+    std::vector<workloads::kernel_task*> writers;
+    for (unsigned cpu = 0; cpu < 3; ++cpu) writers.push_back(&r.start("writer", {op::write(ch, 100)}, 1000, cpu));
+    // unix_writable: sk_wmem_alloc << 2 <= sk_sndbuf (53248 bytes: 75 messages). The reader waits until
+    // the writers fill the buffer, reads it down to 76 messages, waits, and reads one more.
+    std::vector<op> reads{op::sleep(5 * ms)};
+    for (int i = 0; i < 303 - 76; ++i) reads.push_back(op::read(ch, 100));
+    reads.push_back(op::sleep(5 * ms));
+    reads.push_back(op::read(ch, 100));
+    r.start("reader", reads, 1, 3);
+    r.k.run(5 * ms);
+    constexpr std::uint64_t truesize = 128 + 576;
+    REQUIRE(ch.used() == 303 * truesize);
+    for (auto* w : writers) REQUIRE(w->t.state == task_state::sleeping);
+    std::vector<std::uint64_t> woken;
+    for (auto* w : writers) woken.push_back(w->t.stats.nr_wakeups);
+    r.k.run(4 * ms);
+    REQUIRE(ch.used() == 76 * truesize);
+    for (std::size_t i = 0; i < writers.size(); ++i) CHECK(writers[i]->t.stats.nr_wakeups == woken[i]);
+    // Freeing the 76th sk_buff: sock_wfree's unix_write_space wakes all three (they wait non-exclusively
+    // in sock_wait_for_wmem), and they fill the buffer again.
+    r.k.run(5 * ms);
+    for (std::size_t i = 0; i < writers.size(); ++i) CHECK(writers[i]->t.stats.nr_wakeups == woken[i] + 1);
+    CHECK(ch.used() == 303 * truesize);
 }
 
 TEST_CASE("a sleeping task wakes when its timer expires") {

@@ -3,7 +3,8 @@
 // a message moves through the caches (and across LLCs when the two ends run apart). A pipe holds 64 KiB
 // of data; a socket is limited by the sender's buffer (sk_sndbuf, 212992 bytes) charged with each
 // message's truesize (data plus sk_buff overhead). Blocked readers and writers wait in FIFO wait queues
-// and are woken one at a time with WF_SYNC. Reads and writes hold the object's lock while they copy, so
+// and are woken with WF_SYNC: a pipe's one at a time (its waits are exclusive), an AF_UNIX socket's all at
+// once (sock_wait_for_wmem and unix_stream_data_wait wait non-exclusively). Reads and writes hold the object's lock while they copy, so
 // writers to one pipe serialise.
 //
 // A write moves in segments of at most max_segment() bytes, and each segment a socket queues wakes a
@@ -79,9 +80,11 @@ public:
         return (bytes + line_ - 1) / line_ * line_ + skb_overhead;
     }
     // Whether a write of `bytes` (at most max_segment()) can go in now: a pipe needs room in its last
-    // page or a free slot, a socket room in its send buffer.
+    // page or a free slot; an AF_UNIX socket a send buffer not yet full (sock_alloc_send_pskb allocates
+    // while sk_wmem_alloc < sk_sndbuf, so the last sk_buff may overshoot); a loopback socket room for it.
     bool fits(std::uint64_t bytes) const {
         if (kind_ == channel_kind::pipe) return can_merge(bytes) || bufs_.size() < pipe_buffers;
+        if (kind_ == channel_kind::socket) return used_ < capacity();
         return used_ + charge(bytes) <= capacity();
     }
     bool empty() const { return kind_ == channel_kind::pipe ? bufs_.empty() : segments_.empty(); }

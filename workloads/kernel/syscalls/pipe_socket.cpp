@@ -48,9 +48,13 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     unlock(ch);
     t.done += piece;
     if (!ch.readers.empty() && (was_empty || ch.is_socket())) {
-        kernel_task* r = ch.readers.front();
-        ch.readers.pop_front();
-        wake(*r, scheduler::WF_SYNC);
+        // An AF_UNIX reader waits non-exclusively (unix_stream_data_wait), so sk_data_ready wakes every
+        // one; a pipe's readers and a loopback socket's one reader are woken one at a time.
+        do {
+            kernel_task* r = ch.readers.front();
+            ch.readers.pop_front();
+            wake(*r, scheduler::WF_SYNC);
+        } while (ch.kind() == channel_kind::socket && !ch.readers.empty());
     }
     if (t.done >= o.count) finish(t, o.count);
 }
@@ -80,14 +84,23 @@ void cpu_executor::sys_read(kernel_task& t, channel& ch) {
         }
     }
     unlock(ch);
-    // Writers blocked on a full buffer: a pipe wakes one after any read, since a writer waits only while
-    // all 16 slots are taken and pipe_read wakes one when it began on a full pipe (was_full), even if it
-    // emptied no page (the writer then finds the pipe still full and waits again); a socket once half of
-    // its send buffer is free again (unix_write_space).
-    if (!ch.writers.empty() && (ch.kind() == channel_kind::pipe || ch.used() * 2 <= ch.capacity())) {
-        kernel_task* w = ch.writers.front();
-        ch.writers.pop_front();
-        wake(*w, scheduler::WF_SYNC);
+    // Writers blocked on a full buffer:
+    // - a pipe wakes one after any read, since a writer waits (exclusively) only while all 16 slots are
+    //   taken and pipe_read wakes one when it began on a full pipe (was_full), even if it emptied no page
+    //   (the writer then finds the pipe still full and waits again);
+    // - an AF_UNIX socket wakes every waiting writer once no more than a quarter of its send buffer is
+    //   taken (sock_wfree -> unix_write_space: unix_writable is wmem_alloc << 2 <= sndbuf; the writers
+    //   wait non-exclusively in sock_wait_for_wmem);
+    // - a loopback socket wakes one once half of its send buffer is free.
+    const bool writable = ch.kind() == channel_kind::pipe     ? true
+                          : ch.kind() == channel_kind::socket ? ch.used() * 4 <= ch.capacity()
+                                                              : ch.used() * 2 <= ch.capacity();
+    if (!ch.writers.empty() && writable) {
+        do {
+            kernel_task* w = ch.writers.front();
+            ch.writers.pop_front();
+            wake(*w, scheduler::WF_SYNC);
+        } while (ch.kind() == channel_kind::socket && !ch.writers.empty());
     }
     finish(t, got);
 }
