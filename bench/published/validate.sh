@@ -13,9 +13,10 @@
 #
 # How a model figure is made from a run:
 #   s (hackbench, perf bench sched messaging): the posting ran POSTING_LOOPS loops, the model runs L
-#     and L/2. The per-loop time is the difference of the two runs' simulated seconds (stats.txt
-#     simSeconds, to 0.1 us; the tools print milliseconds), over L/2, so the start (the fork, the first
-#     messages) and the exit cancel; it is scaled to POSTING_LOOPS. "settled" is the L run's own printed
+#     and S loops (MODEL_LOOPS is L, with S = L/2, or L:S). The per-loop time is the difference of the
+#     two runs' simulated seconds (stats.txt simSeconds, to 0.1 us; the tools print milliseconds), over
+#     L - S, so the start (the fork, the first messages) and the exit cancel; it is scaled to
+#     POSTING_LOOPS. A run whose start-up lasts longer than L/2 loops takes S past it. "settled" is the L run's own printed
 #     time per loop over that difference: near 1 when the run is past its start-up.
 #   MB/s (tbench): the Throughput line.
 #   pNN-us (schbench): the NN-th percentile of the wakeup latencies.
@@ -61,11 +62,18 @@ for l in "${lines[@]}"; do
     read -r t r p u pl ml args <<< "$l"
     case $u in s | MB/s | p[0-9]*-us) ;; *) echo "validate.sh: $rows: row $t/$r: unknown unit '$u'" >&2; exit 2 ;; esac
     [ -n "$args" ] || { echo "validate.sh: $rows: row $t/$r: no warmsched run arguments" >&2; exit 2; }
-    if [ "$u" = s ] && { ! [[ $pl =~ ^[0-9]+$ ]] || ! [[ $ml =~ ^[0-9]+$ ]] || [ "$ml" -lt 2 ]; }; then
-        echo "validate.sh: $rows: row $t/$r: a time row needs posting and model loop counts (got '$pl' '$ml')" >&2
+    if [ "$u" = s ] && { ! [[ $pl =~ ^[0-9]+$ ]] || ! [[ $ml =~ ^[0-9]+(:[0-9]+)?$ ]] ||
+                             [ "${ml%%:*}" -lt 2 ] || { [[ $ml == *:* ]] && [ "${ml#*:}" -ge "${ml%%:*}" ]; }; }; then
+        echo "validate.sh: $rows: row $t/$r: a time row needs posting and model loop counts, L or L:S with S < L (got '$pl' '$ml')" >&2
         exit 2
     fi
 done
+
+# A time row's two loop counts: MODEL_LOOPS is L (the shorter run L/2) or L:S.
+loop_counts() { # MODEL_LOOPS -> sets $long $short
+    long=${1%%:*}
+    if [[ $1 == *:* ]]; then short=${1#*:}; else short=$((long / 2)); fi
+}
 
 # One warmsched run into DIR, unless it is there already (its report.txt ends with the results line).
 run_one() { # DIR ARGS...
@@ -92,7 +100,8 @@ for l in "${lines[@]}"; do
     read -r t r p u pl ml args <<< "$l"
     [[ "$t/$r" =~ $only ]] || continue
     if [ "$u" = s ]; then
-        for k in "$ml" "$((ml / 2))"; do
+        loop_counts "$ml"
+        for k in "$long" "$short"; do
             row_dir "$t" "$r-l$k" "${args//@L/$k}"
             runs+=("$dir ${args//@L/$k}")
         done
@@ -130,11 +139,12 @@ for l in "${lines[@]}"; do
     m= settled=-
     case $u in
         s)
-            row_dir "$t" "$r-l$ml" "${args//@L/$ml}" && a=$(sim_seconds "$dir") && ta=$(hb_time "$dir.txt")
-            row_dir "$t" "$r-l$((ml / 2))" "${args//@L/$((ml / 2))}" && b=$(sim_seconds "$dir")
+            loop_counts "$ml"
+            row_dir "$t" "$r-l$long" "${args//@L/$long}" && a=$(sim_seconds "$dir") && ta=$(hb_time "$dir.txt")
+            row_dir "$t" "$r-l$short" "${args//@L/$short}" && b=$(sim_seconds "$dir")
             if [ -n "$a" ] && [ -n "$b" ] && [ -n "$ta" ]; then
-                read -r m settled < <(awk -v a="$a" -v b="$b" -v ta="$ta" -v l="$ml" -v pl="$pl" 'BEGIN {
-                    h = int(l / 2); per = (a - b) / (l - h)
+                read -r m settled < <(awk -v a="$a" -v b="$b" -v ta="$ta" -v l="$long" -v h="$short" -v pl="$pl" 'BEGIN {
+                    per = (a - b) / (l - h)
                     if (per <= 0) { print "-", "-"; exit }
                     printf "%.4g %.2f\n", per * pl, (ta / l) / per }')
             fi

@@ -90,6 +90,7 @@ TEST_CASE("published runner: a time is compared per loop, and a figure two rows 
     std::ofstream(d / "rows.txt")
         << "# fixture\n"
            "Z hb   2.0  s    100000 400 --platform zen3-5950x --kernel cfs -- hackbench -p -g 2 -l @L\n"
+           "Z hbs  2.0  s    100000 400:100 --platform zen3-5950x --kernel cfs -- hackbench -p -g 2 -l @L\n"
            "Z tb   500  MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
            "Z tb2  1000 MB/s -      -   --platform haswell-i7-4790 -- tbench -t 0.01 1\n"
            "Z sb50 4    p50-us   -      -   --platform haswell-i7-4790 -- schbench -m 1 -t 2 -r 0.05\n"
@@ -110,6 +111,12 @@ TEST_CASE("published runner: a time is compared per loop, and a figure two rows 
     CHECK(std::stod(m[2]) == Approx(std::stod(m[1]) / 2.0).epsilon(0.01));
     CHECK(std::stod(m[3]) == Approx((t400 / 400) / per_loop).margin(0.01)); // "settled"
     CHECK((m[4] == "yes") == (std::stod(m[2]) >= 0.5 && std::stod(m[2]) <= 2));
+    // L:S loops: the difference of the 400-loop run (hb's, shared) and a 100-loop run, over 300 loops.
+    const double s100 = sim_seconds(d / "out/Z-hbs-l100");
+    REQUIRE(std::regex_search(r.text, m, std::regex(R"(Z +hbs +2\.0 +([0-9.e+]+) +([0-9.]+) +([0-9.]+) +(yes|no))")));
+    CHECK(std::stod(m[1]) == Approx((s400 - s100) / 300 * 100000).epsilon(1e-3));
+    CHECK(std::stod(m[3]) == Approx((t400 / 400) / ((s400 - s100) / 300)).margin(0.01));
+    CHECK_FALSE(fs::exists(d / "out/Z-hbs-l400.txt"));
 
     // tbench: the Throughput line; tb2 has tb's arguments, so it reads tb's run.
     REQUIRE(std::regex_search(r.text, m, std::regex(R"(Z +tb +500 +([0-9.]+) +([0-9.]+) +- )")));
@@ -145,6 +152,11 @@ TEST_CASE("published runner: a malformed row is refused with status 2, naming th
     r = run_validate("--rows " + (d / "loops.txt").string() + " --out " + d.string());
     CHECK(r.status == 2);
     CHECK(r.text.find("row Z/hb: a time row needs posting and model loop counts") != std::string::npos);
+    std::ofstream(d / "short.txt") << "Z hb 2.0 s 100 400:400 --platform zen3-5950x -- hackbench -l @L\n";
+    r = run_validate("--rows " + (d / "short.txt").string() + " --out " + d.string());
+    CHECK(r.status == 2);
+    CHECK(r.text.find("row Z/hb: a time row needs posting and model loop counts, L or L:S with S < L (got '100' "
+                      "'400:400')") != std::string::npos);
 
     r = run_validate("--bogus");
     CHECK(r.status == 2);
