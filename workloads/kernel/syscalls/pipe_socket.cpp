@@ -48,13 +48,12 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     unlock(ch);
     t.done += piece;
     if (!ch.readers.empty() && (was_empty || ch.is_socket())) {
-        // An AF_UNIX reader waits non-exclusively (unix_stream_data_wait), so sk_data_ready wakes every
-        // one; a pipe's readers and a loopback socket's one reader are woken one at a time.
-        do {
-            kernel_task* r = ch.readers.front();
-            ch.readers.pop_front();
-            wake(*r, scheduler::WF_SYNC);
-        } while (ch.kind() == channel_kind::socket && !ch.readers.empty());
+        // One reader per write: a channel with several readers is hackbench's start barrier, whose tasks
+        // poll() for one byte in Linux; here each reads one, so waking all of them on every byte would
+        // cost N^2 wakeups where Linux has N.
+        kernel_task* r = ch.readers.front();
+        ch.readers.pop_front();
+        wake(*r, scheduler::WF_SYNC);
     }
     if (t.done >= o.count) finish(t, o.count);
 }
