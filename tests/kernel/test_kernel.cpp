@@ -109,6 +109,38 @@ TEST_CASE("an AF_UNIX socket wakes every blocked writer at once when a quarter o
     CHECK(ch.used() == 303 * truesize);
 }
 
+TEST_CASE("a wakeup of an AF_UNIX socket's writers wakes those waiting at that moment, even when more wait than fit") {
+    // hackbench's ready socket, at 2,000 tasks: each writes one byte, and one reader takes them. Each time
+    // the reader frees the buffer down to a quarter, every waiting writer wakes, about a quarter of the
+    // buffer's worth of them fit, and the rest wait again. __wake_up_common walks the queue under its
+    // lock, so a writer that waits again joins the queue after the walk: the same read does not wake it
+    // twice. (Woken again within one walk, the writers refilled the buffer faster than the walk ended,
+    // and the reader never left its read.)
+    test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
+    auto& ch = r.k.make_channel(workloads::channel_kind::socket);
+    constexpr std::uint64_t n = 2000;
+    const std::uint64_t fit = (workloads::channel::socket_sndbuf + ch.charge(1) - 1) / ch.charge(1); // 333
+    const std::uint64_t quarter = workloads::channel::socket_sndbuf / 4 / ch.charge(1);                 // 83
+    std::vector<workloads::kernel_task*> writers;
+    for (std::uint64_t i = 0; i < n; ++i)
+        writers.push_back(&r.start("writer", {op::write(ch, 1)}, 1, 1 + static_cast<unsigned>(i % 7)));
+    std::vector<op> reads{op::sleep(5 * ms)};
+    for (std::uint64_t i = 0; i < n; ++i) reads.push_back(op::read(ch, 1));
+    auto& reader = r.start("reader", reads, 1, 0);
+    r.k.run(30 * ms);
+    REQUIRE(reader.t.state == task_state::dead);
+    std::uint64_t most = 0, total = 0;
+    for (auto* w : writers) {
+        CHECK(w->t.state == task_state::dead);
+        most = std::max(most, w->t.stats.nr_wakeups);
+        total += w->t.stats.nr_wakeups;
+    }
+    // Every writer past the first `fit` waits and is woken at least once. Each wakeup of the queue lets
+    // at least fit - quarter more in, so no writer waits through more than that many of them.
+    CHECK(total >= n - fit);
+    CHECK(most <= (n - fit + (fit - quarter) - 1) / (fit - quarter));
+}
+
 TEST_CASE("a sleeping task wakes when its timer expires") {
     test::kernel_rig r(test::rig_config(scheduler::kernel_version::eevdf_v6_12));
     auto& t = r.start("sleeper", {op::sleep(2 * ms), op::sleep_until(7 * ms)}, 1, 3);

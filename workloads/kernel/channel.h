@@ -3,8 +3,8 @@
 // a message moves through the caches (and across LLCs when the two ends run apart). A pipe holds 64 KiB
 // of data; a socket is limited by the sender's buffer (sk_sndbuf, 212992 bytes) charged with each
 // message's truesize (data plus sk_buff overhead). Blocked readers and writers wait in FIFO wait queues
-// and are woken with WF_SYNC: a pipe's one at a time (its waits are exclusive), an AF_UNIX socket's
-// writers all at once (sock_wait_for_wmem waits non-exclusively), its readers one per write. Reads and writes hold the object's lock while they copy, so
+// and are woken with WF_SYNC: a pipe's one at a time (its waits are exclusive), an AF_UNIX socket's all at
+// once (sock_wait_for_wmem and unix_stream_data_wait wait non-exclusively). Reads and writes hold the object's lock while they copy, so
 // writers to one pipe serialise.
 //
 // A write moves in segments of at most max_segment() bytes, and each segment a socket queues wakes a

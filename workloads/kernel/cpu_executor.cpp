@@ -264,6 +264,18 @@ void cpu_executor::block(kernel_task& t) {
     reschedule(false);
 }
 
+void cpu_executor::wake_queued(std::deque<kernel_task*>& q, std::size_t most, unsigned wake_flags) {
+    const std::size_t n = std::min(most, q.size());
+    if (n == 1) { // the common case: no copy
+        kernel_task* w = q.front();
+        q.pop_front();
+        return wake(*w, wake_flags);
+    }
+    std::vector<kernel_task*> taken(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));
+    for (kernel_task* w : taken) wake(*w, wake_flags);
+}
+
 void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
     const auto& c = k_.costs();
     charge(static_cast<ps_t>(c.wakeup_ps));

@@ -36,6 +36,7 @@
 
 #include <systemc>
 
+#include <deque>
 #include <functional>
 #include <queue>
 #include <tuple>
@@ -145,6 +146,11 @@ private:
     void finish(kernel_task& t, std::uint64_t result);
     void block(kernel_task& t);
     void wake(kernel_task& w, unsigned wake_flags);
+    // Wakes up to `most` tasks of a wait queue, taken off it before the first is woken, as the kernel
+    // walks a wait queue (or a futex bucket) under its lock: a woken task that waits again while the
+    // others are still being woken joins the queue after the walk. (Each wakeup charges time, so the
+    // woken ones run meanwhile.)
+    void wake_queued(std::deque<kernel_task*>& q, std::size_t most, unsigned wake_flags);
     void arm_timer(kernel_task& t, models::ps_t expiry);
     void charge(models::ps_t t) { h_.busy(t); }
     void touch(std::uint64_t addr, bool write) { write ? h_.store(addr) : h_.load(addr); }

@@ -5,6 +5,8 @@
 
 #include "workloads/kernel/sim_kernel.h"
 
+#include <algorithm>
+
 namespace warmsched::workloads {
 
 void cpu_executor::sys_futex_wait(kernel_task& t) {
@@ -24,13 +26,9 @@ void cpu_executor::sys_futex_wake(kernel_task& t) {
     touch(f.addr, true); // the user-space store of the new value
     h_.sync();
     f.value = o.value;
-    std::uint64_t woken = 0;
-    while (woken < o.count && !f.waiters.empty()) {
-        kernel_task* w = f.waiters.front();
-        f.waiters.pop_front();
-        wake(*w, 0);
-        ++woken;
-    }
+    // futex_wake: up to count waiters are taken off the bucket under its lock, then woken.
+    const std::uint64_t woken = std::min<std::uint64_t>(o.count, f.waiters.size());
+    wake_queued(f.waiters, static_cast<std::size_t>(woken), 0);
     return finish(t, woken);
 }
 

@@ -48,12 +48,9 @@ void cpu_executor::sys_write(kernel_task& t, channel& ch) {
     unlock(ch);
     t.done += piece;
     if (!ch.readers.empty() && (was_empty || ch.is_socket())) {
-        // One reader per write: a channel with several readers is hackbench's start barrier, whose tasks
-        // poll() for one byte in Linux; here each reads one, so waking all of them on every byte would
-        // cost N^2 wakeups where Linux has N.
-        kernel_task* r = ch.readers.front();
-        ch.readers.pop_front();
-        wake(*r, scheduler::WF_SYNC);
+        // An AF_UNIX reader waits non-exclusively (unix_stream_data_wait), so sk_data_ready wakes every
+        // one; a pipe's readers and a loopback socket's one reader are woken one at a time.
+        wake_queued(ch.readers, ch.kind() == channel_kind::socket ? ch.readers.size() : 1, scheduler::WF_SYNC);
     }
     if (t.done >= o.count) finish(t, o.count);
 }
@@ -94,13 +91,8 @@ void cpu_executor::sys_read(kernel_task& t, channel& ch) {
     const bool writable = ch.kind() == channel_kind::pipe     ? true
                           : ch.kind() == channel_kind::socket ? ch.used() * 4 <= ch.capacity()
                                                               : ch.used() * 2 <= ch.capacity();
-    if (!ch.writers.empty() && writable) {
-        do {
-            kernel_task* w = ch.writers.front();
-            ch.writers.pop_front();
-            wake(*w, scheduler::WF_SYNC);
-        } while (ch.kind() == channel_kind::socket && !ch.writers.empty());
-    }
+    if (!ch.writers.empty() && writable)
+        wake_queued(ch.writers, ch.kind() == channel_kind::socket ? ch.writers.size() : 1, scheduler::WF_SYNC);
     finish(t, got);
 }
 
