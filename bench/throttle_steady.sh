@@ -19,11 +19,11 @@ jobs=$(nproc 2> /dev/null || echo 1)
 only=.
 duration=2s
 force=0
-while [ $# -gt 0 ]; do
-    case $1 in
-        --build | --out | -j | --only | --duration)
-            [ $# -ge 2 ] || { echo "throttle_steady.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
-    esac
+# util-linux getopt: long options, values as separate words or after '='.
+opts=$(getopt -n throttle_steady.sh -o j:h --long build:,out:,only:,duration:,force,help -- "$@") ||
+    { echo "throttle_steady.sh: bad options (see --help)" >&2; exit 2; }
+eval set -- "$opts"
+while true; do
     case $1 in
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
@@ -32,9 +32,10 @@ while [ $# -gt 0 ]; do
         --duration) duration=$2; shift 2 ;;
         --force) force=1; shift ;;
         -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
-        *) echo "throttle_steady.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        --) shift; break ;;
     esac
 done
+[ $# -eq 0 ] || { echo "throttle_steady.sh: unexpected argument '$1' (see --help)" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "throttle_steady.sh: -j $jobs: expected a number of runs at once >= 1" >&2; exit 2; }
 [[ $duration =~ ^[0-9]+(\.[0-9]+)?(s|ms)$ ]] || { echo "throttle_steady.sh: --duration $duration: expected seconds such as 2s or 500ms" >&2; exit 2; }
 [ -n "$out" ] || out=$build/throttle-steady
