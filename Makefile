@@ -19,7 +19,7 @@ CMAKE_FLAGS += -DWARMSCHED_WERROR=ON
 endif
 DEB_PACKAGES := g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-graph-dev \
                 catch2 libcli11-dev nlohmann-json3-dev gnuplot-nox libhwloc-dev hwloc libprotobuf-dev \
-                protobuf-compiler clang libsqlite3-dev slurm-wlm munge
+                protobuf-compiler clang libsqlite3-dev slurm-wlm munge time
 # warmsched twin: QEMU, the guest's initramfs (busybox-static, cpio) and the real tools it runs there.
 TWIN_PACKAGES := qemu-system-x86 busybox-static cpio rt-tests linux-perf fio rt-app dbench make gcc binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
