@@ -110,7 +110,8 @@ void print_migration_report(std::ostream& out, const stats::group& kernel) {
            "after it moved)\n";
     if (sampling > 1)
         out << "(set sampling 1 in " << sampling << ": only simulated lines are tracked; the whole "
-            << "machine misses about " << sampling << " times these counts)\n";
+            << "machine misses about " << sampling << " times these counts; most kernel lines are not "
+            << "simulated, so the scheduler's choices differ from an exact run: docs/performance.md)\n";
     std::snprintf(b, sizeof b, "%-17s %-12s %9s %14s  %-36s %12s %17s\n", "cause", "distance", "count",
                   "refill misses", "(own L2 / own L3 / other L3 / DRAM)", "stall us", "per migration us");
     out << b;
