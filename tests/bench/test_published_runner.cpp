@@ -2,37 +2,29 @@
 // published-benchmarks.md has its row, a time is compared per loop from two loop counts so the start-up
 // cancels (simulated seconds of two loop counts), the ratio is model over published, runs two rows share are simulated once, and a malformed
 // rows file is refused with exit status 2 and the row named.
+#include "support/cli_runner.h"
+#include "support/file_text.h"
+
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
 namespace {
+using warmsched::test::file_text;
 struct output {
     int status;
     std::string text;
 };
 
 output run_validate(const std::string& args) {
-    const std::string build = fs::path(WARMSCHED_BINARY).parent_path().string();
-    const std::string cmd = "bash " + std::string(WARMSCHED_SOURCE_DIR) + "/bench/published/validate.sh --build " +
-                            build + " " + args + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string text;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-    const int st = ::pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+    const warmsched::test::cli_result r = warmsched::test::run_bench_script("bench/published/validate.sh", args);
+    return {r.status, r.out};
 }
 
 fs::path scratch(const std::string& name) {
@@ -42,12 +34,6 @@ fs::path scratch(const std::string& name) {
     return d;
 }
 
-std::string file_text(const fs::path& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 // stats.txt's simSeconds of a run.
 double sim_seconds(const fs::path& dir) {

@@ -2,47 +2,33 @@
 // simulated milliseconds, and its table row checked against the run's own report (the same simulated
 // time, migrations and cgroup usage; busy time per package adding up to the machine's), and bad options
 // refused with exit status 2.
+#include "support/cli_runner.h"
+#include "support/file_text.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
 
 namespace {
+using warmsched::test::file_text;
 struct output {
     int status;
     std::string text;
 };
 
 output run_script(const std::string& args) {
-    const std::string build = fs::path(WARMSCHED_BINARY).parent_path().string();
-    const std::string cmd = "bash " + std::string(WARMSCHED_SOURCE_DIR) + "/bench/throttle_steady.sh --build " +
-                            build + " " + args + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string text;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-    const int st = ::pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, text};
+    const warmsched::test::cli_result r = warmsched::test::run_bench_script("bench/throttle_steady.sh", args);
+    return {r.status, r.out};
 }
 
-std::string file_text(const fs::path& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 double stat_value(const std::string& stats, const std::string& key) {
     std::smatch m;

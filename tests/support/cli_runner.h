@@ -2,6 +2,8 @@
 // CLI prints: stdout, stderr and the exit status. run_cli: a `run --out DIR` starts from no DIR, as on a
 // fresh machine (a run refuses a non-empty DIR, and tests keep fixed names under /tmp across ctest
 // runs); run_cli_as_is leaves DIR as it is, for tests of what a run does with an existing one.
+// run_bench_script runs a script of bench/ with `--build` this build's directory, stdout and stderr in
+// `out` together.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -51,6 +53,21 @@ inline cli_result run_cli(const std::string& args) {
             if (w == "--out" && words >> w) std::filesystem::remove_all(w, ec);
     }
     return run_cli_as_is(args);
+}
+
+inline cli_result run_bench_script(const std::string& script, const std::string& args) {
+    const std::string build = std::filesystem::path(WARMSCHED_BINARY).parent_path().string();
+    const std::string cmd = "bash " + std::string(WARMSCHED_SOURCE_DIR) + "/" + script + " --build " + build + " " +
+                            args + " 2>&1";
+    cli_result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
 }
 
 } // namespace warmsched::test
