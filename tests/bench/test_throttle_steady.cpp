@@ -19,14 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 using warmsched::test::file_text;
-struct output {
-    int status;
-    std::string text;
-};
-
-output run_script(const std::string& args) {
-    const warmsched::test::cli_result r = warmsched::test::run_bench_script("bench/throttle_steady.sh", args);
-    return {r.status, r.out};
+// The script's stdout and stderr (in .out) and exit status.
+warmsched::test::cli_result run_script(const std::string& args) {
+    return warmsched::test::run_bench_script("bench/throttle_steady.sh", args);
 }
 
 
@@ -52,11 +47,11 @@ std::vector<std::string> cells(const std::string& row) {
 TEST_CASE("throttle_steady.sh runs a variant and its row agrees with the run's own report") {
     const fs::path out = fs::temp_directory_path() / ("warmsched-throttle-steady-" + std::to_string(::getpid()));
     fs::remove_all(out);
-    const output o = run_script("--out " + out.string() + " --duration 5ms -j 1 --only '^emr-cfsrq$'");
-    INFO(o.text);
+    const auto o = run_script("--out " + out.string() + " --duration 5ms -j 1 --only '^emr-cfsrq$'");
+    INFO(o.out);
     REQUIRE(o.status == 0);
     std::smatch m;
-    REQUIRE(std::regex_search(o.text, m, std::regex(R"(\n(\| emr-cfsrq \|[^\n]*))")));
+    REQUIRE(std::regex_search(o.out, m, std::regex(R"(\n(\| emr-cfsrq \|[^\n]*))")));
     const std::vector<std::string> c = cells(m[1]);
     REQUIRE(c.size() == 14);
     const std::string stats = file_text(out / "emr-cfsrq" / "stats.txt");
@@ -92,7 +87,7 @@ TEST_CASE("throttle_steady.sh runs a variant and its row agrees with the run's o
     CHECK(std::stod(c[13]) > 0);
     // A second call finds the results and does not run again.
     const auto before = fs::last_write_time(out / "emr-cfsrq.txt");
-    const output again = run_script("--out " + out.string() + " --duration 5ms -j 1 --only '^emr-cfsrq$'");
+    const auto again = run_script("--out " + out.string() + " --duration 5ms -j 1 --only '^emr-cfsrq$'");
     CHECK(again.status == 0);
     CHECK(fs::last_write_time(out / "emr-cfsrq.txt") == before);
     fs::remove_all(out);
@@ -100,9 +95,9 @@ TEST_CASE("throttle_steady.sh runs a variant and its row agrees with the run's o
 
 TEST_CASE("throttle_steady.sh refuses bad options with exit status 2") {
     for (const std::string args : {"--bogus", "-j", "-j 0", "--duration 2", "extra"}) {
-        const output o = run_script(args);
-        INFO(args << ": " << o.text);
+        const auto o = run_script(args);
+        INFO(args << ": " << o.out);
         CHECK(o.status == 2);
-        CHECK(o.text.find("throttle_steady.sh: ") != std::string::npos);
+        CHECK(o.out.find("throttle_steady.sh: ") != std::string::npos);
     }
 }

@@ -25,10 +25,8 @@ struct cli_result {
     std::string out, err;
 };
 
-inline cli_result run_cli_as_is(const std::string& args) {
-    namespace fs = std::filesystem;
-    const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
-    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
+// A shell command's stdout and exit status.
+inline cli_result run_command(const std::string& cmd) {
     cli_result r;
     FILE* p = ::popen(cmd.c_str(), "r");
     REQUIRE(p);
@@ -37,6 +35,14 @@ inline cli_result run_cli_as_is(const std::string& args) {
     while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
     const int st = ::pclose(p);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+inline cli_result run_cli_as_is(const std::string& args) {
+    namespace fs = std::filesystem;
+    const fs::path err_file = fs::temp_directory_path() / ("warmsched-cli-err-" + std::to_string(::getpid()));
+    const std::string cmd = std::string(WARMSCHED_BINARY) + " " + args + " 2>" + err_file.string();
+    cli_result r = run_command(cmd);
     std::ifstream e(err_file);
     std::stringstream ss;
     ss << e.rdbuf();
@@ -59,15 +65,7 @@ inline cli_result run_bench_script(const std::string& script, const std::string&
     const std::string build = std::filesystem::path(WARMSCHED_BINARY).parent_path().string();
     const std::string cmd = "bash " + std::string(WARMSCHED_SOURCE_DIR) + "/" + script + " --build " + build + " " +
                             args + " 2>&1";
-    cli_result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    return run_command(cmd);
 }
 
 } // namespace warmsched::test
