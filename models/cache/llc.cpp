@@ -111,7 +111,7 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     d.exclusive = home_.txn.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert(line, home_.txn.granted, at + ps_time(lat));
+        insert_absent(line, home_.txn.granted, at + ps_time(lat));
     return lat;
 }
 
@@ -165,7 +165,7 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     d.exclusive = true;
     t.granted = line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert(line, line_state::modified, at + ps_time(lat));
+        insert_absent(line, line_state::modified, at + ps_time(lat));
     return lat;
 }
 
@@ -184,7 +184,7 @@ void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     }
     assert(p_.inclusion != platform::inclusion_policy::inclusive);
     ++stats_.victim_fills;
-    insert(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
+    insert_absent(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
 }
 
 void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
@@ -194,6 +194,10 @@ void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
         tags_.touch(line, way);
         return;
     }
+    insert_absent(line, s, at);
+}
+
+void llc::insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     const tag_array::victim v = tags_.insert(line, s);
     if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
 }

@@ -75,6 +75,8 @@ private:
     void put(unsigned port, const mem_txn& t, const sc_core::sc_time& at);
     // Inserts a line into the tag array and deals with the line it displaces.
     void insert(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // The same for a line known to be absent from the tag array.
+    void insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at);
     void evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at);
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <queue>
 
 namespace warmsched::models {
 
@@ -57,17 +56,24 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
     const std::size_t window = sequential ? p_.max_outstanding_stream : p_.max_outstanding;
     // Completion times of the accesses in flight, earliest first: like a pool of miss-status holding
     // registers, any one that frees up takes the next access.
-    std::priority_queue<ps_t, std::vector<ps_t>, std::greater<ps_t>> inflight;
+    std::vector<ps_t>& inflight = inflight_;
+    const auto later = std::greater<ps_t>();
+    const auto pop = [&] {
+        std::pop_heap(inflight.begin(), inflight.end(), later);
+        inflight.pop_back();
+    };
+    inflight.clear();
     ps_t t = start, last = start;
     for (std::size_t i = 0; i < n; ++i) {
-        while (!inflight.empty() && inflight.top() <= t) inflight.pop();
+        while (!inflight.empty() && inflight.front() <= t) pop();
         if (inflight.size() >= window) { // all busy: wait for the first to complete
-            t = inflight.top();
-            inflight.pop();
+            t = inflight.front();
+            pop();
         }
         qk_.set(ps_time(t - sc_core::sc_time_stamp().value()));
         const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr).value();
-        inflight.push(t + lat);
+        inflight.push_back(t + lat);
+        std::push_heap(inflight.begin(), inflight.end(), later);
         last = std::max(last, t + lat);
         t += p_.cycle_ps; // one access issued per cycle
         if (qk_.need_sync()) {

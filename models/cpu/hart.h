@@ -90,6 +90,7 @@ private:
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;
     access_observer* observer_ = nullptr;
+    std::vector<ps_t> inflight_; // stream(): completion times of the misses in flight, a min-heap (kept to reuse)
 };
 
 } // namespace warmsched::models
