@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -28,7 +29,6 @@ fs::path scratch(const std::string& name) {
     fs::create_directories(d);
     return d;
 }
-
 
 // stats.txt's simSeconds of a run.
 double sim_seconds(const fs::path& dir) {

@@ -24,7 +24,6 @@ warmsched::test::cli_result run_script(const std::string& args) {
     return warmsched::test::run_bench_script("bench/throttle_steady.sh", args);
 }
 
-
 double stat_value(const std::string& stats, const std::string& key) {
     std::smatch m;
     REQUIRE(std::regex_search(stats, m, std::regex("\n" + key + " +([0-9.e+-]+) ")));
