@@ -6,6 +6,7 @@
 #include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/config/config_reader.h"
+#include "platforms/config/units.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "sim/cgroups/cgroup_config.h"
@@ -88,6 +89,12 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     e.kernel = read_kernel_config(kernel, cpus);
     kernel.finish();
     e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
+    e.warmup_ns = static_cast<std::uint64_t>(r.time_ps("warmup", 0) / 1000);
+    e.warmup_where = r.where("warmup");
+    if (e.warmup_ns && e.duration_ns && e.warmup_ns >= e.duration_ns)
+        r.error("warmup", "the warm-up (" + config::format_time_ps(e.warmup_ns * 1000.0) +
+                              ") must end before the run does (duration: " +
+                              config::format_time_ps(e.duration_ns * 1000.0) + ")");
     e.migration_cost = r.boolean("migration_cost", true);
     {
         // "15,17" (the default: v5.15's layout and the newest), any of 15, 16 (v6.6-v6.12) and 17 (v6.13).
@@ -205,6 +212,8 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         r.error("probes", "an experiment runs either workloads or probes, not both");
     if (!any_probe && e.workloads.empty())
         r.error("workloads", "nothing to run: give workload command lines (or probes)");
+    if (any_probe && e.warmup_ns)
+        r.error("warmup", "the probes measure from their start: a warm-up is for workload runs");
     r.finish();
     errors.throw_if_any();
     return e;

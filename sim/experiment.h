@@ -4,6 +4,7 @@
 // written as config.yaml next to the results.
 #pragma once
 
+#include "platforms/config/config_error.h"
 #include "platforms/config/config_node.h"
 #include "platforms/platform_params.h"
 #include "scheduler/core/scheduler.h"
@@ -34,6 +35,10 @@ struct experiment {
     // `cgroups:` and `cgroup_generator:` (sim/cgroups/cgroup_config.h); only the root when none is given.
     scheduler::cgroup_tree cgroups;
     std::uint64_t duration_ns = 0; // stop after this much simulated time (0: when the workloads end)
+    // The counters cover the run after this much simulated time (0: the whole run); the tools' own output
+    // (hackbench's Time:) covers their whole run (sim/workload_run.h).
+    std::uint64_t warmup_ns = 0;
+    config::origin warmup_where; // where it was given, for the error of a run that ends within it
     bool migration_cost = true;    // run the cost-of-migration tracker and print its report
     std::vector<unsigned> schedstat_versions{15, 17}; // the /proc/schedstat layouts written (15, 16, 17)
     trace_settings trace;          // trace.txt, trace.json, trace.perfetto-trace, trace.vcd; off by default

@@ -189,9 +189,9 @@ void add_migration_stats(stats::group& kernel, const workloads::migration_cost& 
                      "stacking misses by where the evicting task ran");
     }
     cost.add("setSampling", std::uint64_t{c.set_sampling()}, unit::count,
-             "1 in N cache sets simulated: the counts cover those sets");
+             "1 in N cache sets simulated: the counts cover those sets", stats::kind::level);
     cost.add("trackerBytes", static_cast<std::uint64_t>(c.memory_bytes()), unit::byte,
-             "memory of the line-ownership records");
+             "memory of the line-ownership records", stats::kind::level);
 }
 
 namespace {

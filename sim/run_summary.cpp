@@ -85,10 +85,15 @@ run_totals run_totals::of(const workloads::sim_kernel& k, models::machine& m) {
 
 } // namespace
 
-void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s) {
+void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s,
+                   double warmup_s) {
     using stats::unit;
     const run_totals t = run_totals::of(k, m);
     root.add("simSeconds", sim_s, unit::second, "Number of seconds simulated");
+    if (warmup_s > 0)
+        root.add("warmupSeconds", warmup_s, unit::second,
+                 "simulated seconds before the measured window: every other stat covers the window",
+                 stats::kind::level);
     stats::group& kernel = root.child("kernel");
     kernel.add("contextSwitches", t.switches, unit::count, "context switches, all CPUs");
     kernel.add("voluntarySwitches", t.voluntary, unit::count, "switches away from a blocking task");
@@ -248,6 +253,13 @@ void print_run_summary(std::ostream& out, const run_header& h, const stats::grou
         << ", seed " << h.seed << "\n";
     std::snprintf(b, sizeof b, "%-18s %.6f s\n", "simulated time", sim_s);
     out << b;
+    if (const stats::scalar* w = registry.find("warmupSeconds")) {
+        std::snprintf(b, sizeof b,
+                      "%-18s from %.6f s to %.6f s (after the warm-up: the figures below; the tools' own "
+                      "output above covers their whole run)\n",
+                      "measured", std::get<double>(w->value), std::get<double>(w->value) + sim_s);
+        out << b;
+    }
     std::snprintf(b, sizeof b, "%-18s %12llu  (voluntary %llu, involuntary %llu)\n", "context switches",
                   c("contextSwitches"), c("voluntarySwitches"), c("involuntarySwitches"));
     out << b;

@@ -28,8 +28,12 @@ struct run_header {
 
 // The run's stats into the registry (base/stats): simSeconds, the kernel's counters (kernel.*, with
 // the cost-of-migration tracker's when it ran), each CPU's (system.cpuN) and every model's own group.
-void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s);
-// The summary, read from that registry: each figure it prints is a stat of stats.txt. Deterministic: the
+// `warmup_s` > 0: the run has a measurement window after that warm-up (stats_window.h), and the root's
+// warmupSeconds says so; `sim_s` is still the simulated time so far (the window subtracts).
+void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s,
+                   double warmup_s = 0);
+// The summary, read from that registry (a window's, after a warm-up): each figure it prints is a stat of
+// stats.txt. Deterministic: the
 // same configuration and seed print the same bytes (wall-clock time is not in it).
 void print_run_summary(std::ostream& out, const run_header& h, const stats::group& registry);
 

@@ -1,8 +1,10 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "base/stats/stats_window.h"
 #include "base/stats/stats_writers.h"
 #include "platforms/config/config_error.h"
+#include "platforms/config/units.h"
 #include "sim/cgroups/cgroup_stats.h"
 #include "sim/migration_report.h"
 #include "sim/outputs/chrome_trace_writer.h"
@@ -87,8 +89,6 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
             for (std::size_t t = first_task; t < k.tasks().size(); ++t)
                 k.sched().attach_task(k.tasks()[t]->t, g, k.now());
     }
-    // The measured interval starts with the workloads (there is no warm-up phase before it).
-    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
     if (!e.duration_ns)
         for (const auto& w : ws)
             if (const std::string why = w.w->runs_until_stopped(); !why.empty())
@@ -96,13 +96,39 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                                            w.w->command() + ": " + why +
                                                ": give the run an end (-p duration=2s, or duration: in the "
                                                "experiment)");
-    k.run(e.duration_ns);
-    if (!k.sched().policy_error().empty()) { // the run stopped there: nothing of it is written
+    // A failed policy stops the run where it failed (sc_stop): nothing of it is written.
+    auto stop_on_policy_error = [&] {
+        if (k.sched().policy_error().empty()) return;
         char at[64];
         std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)",
                       static_cast<double>(k.now()) / 1e9);
         throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
+    };
+    // The measured interval starts with the workloads, or after the warm-up (`warmup:`): then every
+    // counter is read once there, and the stats, the summary, the reports, schedstat/vN-start.txt and
+    // cgroup/<path>/cpu.stat.start are those of the window (stats_window.h).
+    stats::group at_window_start;
+    std::optional<cgroup_report> cgroups_at_start;
+    const double warmup_s = static_cast<double>(e.warmup_ns) / 1e9;
+    if (e.warmup_ns) {
+        k.run(e.warmup_ns);
+        stop_on_policy_error();
+        bool all_done = true;
+        for (const auto& w : ws) all_done = all_done && w.w->finished();
+        if (all_done)
+            throw config::config_error(
+                e.warmup_where, "warmup",
+                "the workloads ended within the warm-up of " + config::format_time_ps(e.warmup_ns * 1000.0) +
+                    ": nothing would be measured (give a shorter warmup; no results written)");
+        add_run_stats(at_window_start, k, m, warmup_s, warmup_s);
+        if (!e.cgroups.only_root()) {
+            cgroups_at_start = cgroup_report::of(k, e.cgroups);
+            add_cgroup_stats(at_window_start.child("kernel"), *cgroups_at_start);
+        }
     }
+    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
+    k.run(e.duration_ns ? e.duration_ns - e.warmup_ns : 0);
+    stop_on_policy_error();
     k.sched().set_tracepoints(nullptr);
     if (timeline) timeline->finish(k.now());
     if (progress) progress->clear();
@@ -119,18 +145,20 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         outputs.push_back({w.w->command(), one.str()});
     }
     // The stats registry first: the summary and the migration and cgroup reports print views of it.
-    stats::group registry;
-    add_run_stats(registry, k, m, sim_s);
+    stats::group at_end, window;
+    add_run_stats(at_end, k, m, sim_s, warmup_s);
     std::optional<cgroup_report> cgroups;
     if (!e.cgroups.only_root()) {
-        cgroups = cgroup_report::of(k, e.cgroups);
-        add_cgroup_stats(registry.child("kernel"), *cgroups);
+        cgroups = cgroup_report::of(k, e.cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
+        add_cgroup_stats(at_end.child("kernel"), *cgroups);
     }
+    if (e.warmup_ns) stats::add_window(window, at_end, at_window_start);
+    const stats::group& registry = e.warmup_ns ? window : at_end;
     const stats::group& kernel_stats = registry.at("kernel");
     std::ostringstream summary;
     print_run_summary(summary, run_header::of(k, m, e.seed), registry);
     if (k.migration_costs()) print_migration_report(summary, kernel_stats);
-    if (cgroups) print_cgroup_summary(summary, e.cgroups, kernel_stats, sim_s);
+    if (cgroups) print_cgroup_summary(summary, e.cgroups, kernel_stats, registry.real("simSeconds"));
     out << report.str() << summary.str();
     // Wall-clock speed goes to stderr, so that stdout and the result files are byte-identical per seed.
     char speed[160];
@@ -156,7 +184,8 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         stats::write_json(json, registry, run_provenance(e));
     }
     write_schedstat_dir(out_dir, schedstat_start, k);
-    if (cgroups) write_cpu_stat_files(out_dir, *cgroups); // cgroup/<path>/cpu.stat
+    if (cgroups) // cgroup/<path>/cpu.stat (and cpu.stat.start after a warm-up)
+        write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
     {
         std::ofstream rj(fs::path(out_dir) / "report.json");
         write_report_json(rj, outputs, run_provenance(e));

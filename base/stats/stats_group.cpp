@@ -34,14 +34,14 @@ void group::check_new(const std::string& name) const {
             throw std::logic_error("stats: '" + name + "' added twice to group '" + name_ + "'"); // our bug
 }
 
-void group::add(const std::string& name, std::uint64_t value, unit u, std::string description) {
+void group::add(const std::string& name, std::uint64_t value, unit u, std::string description, kind k) {
     check_new(name);
-    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description)}), nullptr});
+    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
 }
 
-void group::add(const std::string& name, double value, unit u, std::string description) {
+void group::add(const std::string& name, double value, unit u, std::string description, kind k) {
     check_new(name);
-    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description)}), nullptr});
+    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
 }
 
 const group* group::find_child(const std::string& name) const {
@@ -79,6 +79,12 @@ std::vector<const group*> group::children() const {
     std::vector<const group*> out;
     for (const auto& e : entries_)
         if (e.sub) out.push_back(e.sub.get());
+    return out;
+}
+
+std::vector<group::entry_view> group::entries() const {
+    std::vector<entry_view> out;
+    for (const auto& e : entries_) out.push_back({e.stat.get(), e.sub.get()});
     return out;
 }
 

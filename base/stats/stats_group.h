@@ -19,11 +19,17 @@ namespace warmsched::stats {
 enum class unit { count, second, microsecond, byte, ratio };
 const char* to_string(unit u); // gem5's unit names: "Count", "Second", "Microsecond", "Byte", "Ratio"
 
+// What a stat's value is, for a measurement window (stats_window.h): a total counts or sums since the
+// run began (accesses, seconds of CPU time), so the window's value is end minus start; a level is a
+// state at one moment (a setting, the size of a structure), so the window's value is the one at its end.
+enum class kind { total, level };
+
 struct scalar {
     std::string name; // within its group: "hits", "accesses::l1"
     std::variant<std::uint64_t, double> value;
     unit u = unit::count;
     std::string description;
+    kind k = kind::total;
 };
 
 class group {
@@ -35,8 +41,9 @@ public:
     const std::string& name() const { return name_; }
     // The subgroup `name`, created at the end of this group's entries the first time it is asked for.
     group& child(const std::string& name);
-    void add(const std::string& name, std::uint64_t value, unit u, std::string description);
-    void add(const std::string& name, double value, unit u, std::string description);
+    void add(const std::string& name, std::uint64_t value, unit u, std::string description,
+             kind k = kind::total);
+    void add(const std::string& name, double value, unit u, std::string description, kind k = kind::total);
 
     // Every stat below this group, depth first in the order added, with its full dotted name (this
     // group's own name is not part of it: the root of a run is nameless).
@@ -56,6 +63,12 @@ public:
     double real(const std::string& stat) const;         // a real stat
     // The subgroups in the order they were added.
     std::vector<const group*> children() const;
+    // Every entry in the order added: a stat or a subgroup (the other one nullptr).
+    struct entry_view {
+        const scalar* stat;
+        const group* sub;
+    };
+    std::vector<entry_view> entries() const;
 
 private:
     void flatten_into(const std::string& prefix, std::vector<named>& out) const;

@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 using scheduler::cgroup_cpu_stat;
 using scheduler::group_id;
 
-cgroup_report cgroup_report::of(const workloads::sim_kernel& k, const scheduler::cgroup_tree& tree) {
+cgroup_report cgroup_report::of(const workloads::sim_kernel& k, const scheduler::cgroup_tree& tree,
+                                const cgroup_report* earlier) {
     cgroup_report r;
     r.tree = tree;
     r.threads.resize(tree.groups.size());
@@ -38,6 +39,16 @@ cgroup_report cgroup_report::of(const workloads::sim_kernel& k, const scheduler:
         st.user_ns = both > 0 ? static_cast<std::uint64_t>(static_cast<double>(st.usage_ns) * user[g] / both)
                               : st.usage_ns;
         st.system_ns = st.usage_ns - st.user_ns;
+        if (!earlier) continue;
+        // cputime_adjust: system time does not go below the earlier read's, then user time does not
+        // (usage only grows, so each keeps the other monotonic).
+        const cgroup_cpu_stat& prev = earlier->stats[g];
+        st.system_ns = std::max(st.system_ns, prev.system_ns);
+        st.user_ns = st.usage_ns - st.system_ns;
+        if (st.user_ns < prev.user_ns) {
+            st.user_ns = prev.user_ns;
+            st.system_ns = st.usage_ns - st.user_ns;
+        }
     }
     return r;
 }
@@ -59,12 +70,16 @@ std::string cpu_stat_path(const std::string& out_dir, const std::string& group_p
     return (p / "cpu.stat").string();
 }
 
-void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r) {
+void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r, const cgroup_report* at_start) {
     for (group_id g = 0; g < r.tree.groups.size(); ++g) {
         const fs::path file = cpu_stat_path(out_dir, r.tree.groups[g].path);
         fs::create_directories(file.parent_path());
         std::ofstream out(file);
         write_cpu_stat(out, r.stats[g]);
+        if (at_start) {
+            std::ofstream start(file.string() + ".start");
+            write_cpu_stat(start, at_start->stats[g]);
+        }
         std::ofstream threads(file.parent_path() / "cgroup.threads");
         for (int pid : r.threads[g]) threads << pid << "\n";
     }

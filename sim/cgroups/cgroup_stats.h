@@ -27,15 +27,22 @@ struct cgroup_report {
 
     // Every group's cpu.stat now. Where the scheduler leaves user_usec and system_usec at 0, usage is
     // split between them in the ratio of the user and kernel time of the group's tasks (those of its
-    // subtree), as the kernel's cputime_adjust scales sampled utime/stime to the precise runtime.
-    static cgroup_report of(const workloads::sim_kernel& k, const scheduler::cgroup_tree& tree);
+    // subtree), as the kernel's cputime_adjust scales sampled utime/stime to the precise runtime. `earlier`:
+    // the same groups read before in this run (a measurement window's start); as cputime_adjust keeps
+    // prev_cputime, neither user nor system time then goes below what that read gave.
+    static cgroup_report of(const workloads::sim_kernel& k, const scheduler::cgroup_tree& tree,
+                            const cgroup_report* earlier = nullptr);
 };
 
 // The text of one cpu.stat file.
 void write_cpu_stat(std::ostream& out, const scheduler::cgroup_cpu_stat& s);
 // out_dir/cgroup/<path>/cpu.stat (out_dir/cgroup/cpu.stat for the root), and cgroup.threads beside it.
 std::string cpu_stat_path(const std::string& out_dir, const std::string& group_path);
-void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r);
+// After a warm-up, `at_start` (the groups when the measured window opened) goes to cpu.stat.start beside
+// each cpu.stat, as schedstat/ has vN-start.txt: cpu.stat itself stays the kernel's file, since the group
+// was created.
+void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r,
+                          const cgroup_report* at_start = nullptr);
 // Every group's cpu.stat as stats, into the kernel's group: kernel.cgroup.<path>.usage_usec, ...
 void add_cgroup_stats(stats::group& kernel, const cgroup_report& r);
 // The run summary's table, read from those stats (`kernel`: the registry's kernel group; the tree gives

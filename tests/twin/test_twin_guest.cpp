@@ -112,23 +112,28 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
     REQUIRE(ra.status == 0);
     REQUIRE(rb.status == 0);
     const auto x = real_rows(a), y = real_rows(b);
+    // Busy load balancing runs on the tick (once per 64-128 ms per busy CPU here: the MC domain's
+    // balance_interval of 4-8 ms times busy_factor 16), and a TCG guest's clock follows the host's, so a
+    // slower host stretches the run and the count with it: per second of the guest's time it stays.
+    const double x_busy = x.at("MC load_balance busy runs") / x.at("hackbench Time s");
+    const double y_busy = y.at("MC load_balance busy runs") / y.at("hackbench Time s");
     INFO("involuntary share " << x.at("  involuntary share %") << " / " << y.at("  involuntary share %")
                               << ", switches " << x.at("context switches") << " / "
                               << y.at("context switches") << ", busy balance runs "
-                              << x.at("MC load_balance busy runs") << " / "
-                              << y.at("MC load_balance busy runs"));
-    // docs/twin.md "Run-to-run spread", eight runs of this command on an idle host: the involuntary share
-    // 32.1-36.9%, the context switches 44,203-60,624 (x1.37), the busy balance runs 141-174 (x1.23). Under
-    // TCG the guest's ticks follow the host's speed, and two back-to-back runs on a host whose load changed
-    // between them measured 8.5 points, x1.65 and x1.66 (a build on the other core) and 4.8 points, x1.42
-    // and x1.59 (neighbours: the test took 189 s instead of 64 s). The bounds: 12 points, x2.
-    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 12.0);
+                              << x.at("MC load_balance busy runs") << " / " << y.at("MC load_balance busy runs")
+                              << " in " << x.at("hackbench Time s") << " / " << y.at("hackbench Time s")
+                              << " s");
+    CHECK(x.at("workload tasks") == y.at("workload tasks"));
+    // docs/twin.md "Run-to-run spread": 15 runs of this command on this host, idle, beside two CPU hogs
+    // and two at once, gave an involuntary share of 35.7-47.2%, 44,269-92,637 context switches (x2.09) and
+    // 165-540 busy balance runs (x3.3), but 34.4-46.2 busy balance runs per second of hackbench's Time
+    // (x1.34). The bounds: 15 points, x2.5 and, per second, x1.6.
+    CHECK(std::abs(x.at("  involuntary share %") - y.at("  involuntary share %")) <= 15.0);
     const double cs = x.at("context switches") / y.at("context switches");
-    CHECK(cs > 1 / 2.0);
-    CHECK(cs < 2.0);
-    const double lb = x.at("MC load_balance busy runs") / y.at("MC load_balance busy runs");
-    CHECK(lb > 1 / 2.0);
-    CHECK(lb < 2.0);
+    CHECK(cs > 1 / 2.5);
+    CHECK(cs < 2.5);
+    CHECK(x_busy / y_busy > 1 / 1.6);
+    CHECK(x_busy / y_busy < 1.6);
     fs::remove_all(a);
     fs::remove_all(b);
 }
@@ -145,6 +150,9 @@ TEST_CASE("the twin refuses what it cannot run, with one line and status 2, befo
     r = test::run_cli("twin --guest-kernel no-such-kernel -- hackbench");
     CHECK(r.status == 2);
     CHECK(r.err.find("--guest-kernel: unknown kernel 'no-such-kernel'") != std::string::npos);
+    r = test::run_cli("twin -p warmup=1ms -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("-p warmup=1ms: warmup: the twin compares whole runs") != std::string::npos);
     r = test::run_cli("twin --dilate fast -- hackbench");
     CHECK(r.status == 2);
     CHECK(r.err.find("--dilate") != std::string::npos);
