@@ -5,22 +5,26 @@
 # 5,000 loops per leaf (at 2 s a few leaves finish; the table counts them), in eight variants: genoa and emr, the per-cfs_rq (v5.15/v6.12) and
 # the task-based (v6.18) throttle model, each with and without NO_CROSS_LLC_BALANCE.
 #
-#   bench/throttle_steady.sh [--build DIR] [--out DIR] [-j N] [--only REGEX] [--duration 2s] [--force]
+#   bench/throttle_steady.sh [--build DIR] [--out DIR] [-j N] [--only REGEX] [--duration 2s] [--warmup 0.3s]
+#                            [--force]
 #
 # Results go to OUT/VARIANT/ (default build/throttle-steady), one warmsched results directory each, with
 # VARIANT.txt (stdout), VARIANT.err and VARIANT.time (/usr/bin/time -v: wall, CPU, maximum RSS). A
 # variant whose results are there is not run again unless --force. -j runs that many at once (default:
 # the host's CPUs); one run at 2 s takes about half an hour of one host core and under 1 GB.
-# The counters cover the whole run, the start-up forks (about 0.24 s) included.
+# The counters cover the run after its warm-up (--warmup, default 0.3s: the 8,000 forks end at about
+# 0.24 s, and 0.3 s is a bandwidth period's end; 0s for the whole run); the simulated-s column then says
+# from when to when. The leaves-done column counts the tools' own lines, which cover their whole run.
 set -u
 build=build
 out=
 jobs=$(nproc 2> /dev/null || echo 1)
 only=.
 duration=2s
+warmup=0.3s
 force=0
 # util-linux getopt: long options, values as separate words or after '='.
-opts=$(getopt -n throttle_steady.sh -o j:h --long build:,out:,only:,duration:,force,help -- "$@") ||
+opts=$(getopt -n throttle_steady.sh -o j:h --long build:,out:,only:,duration:,warmup:,force,help -- "$@") ||
     { echo "throttle_steady.sh: bad options (see --help)" >&2; exit 2; }
 eval set -- "$opts"
 while true; do
@@ -30,14 +34,16 @@ while true; do
         -j) jobs=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --duration) duration=$2; shift 2 ;;
+        --warmup) warmup=$2; shift 2 ;;
         --force) force=1; shift ;;
-        -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
         --) shift; break ;;
     esac
 done
 [ $# -eq 0 ] || { echo "throttle_steady.sh: unexpected argument '$1' (see --help)" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "throttle_steady.sh: -j $jobs: expected a number of runs at once >= 1" >&2; exit 2; }
 [[ $duration =~ ^[0-9]+(\.[0-9]+)?(s|ms)$ ]] || { echo "throttle_steady.sh: --duration $duration: expected seconds such as 2s or 500ms" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]+(\.[0-9]+)?(s|ms)$ ]] || { echo "throttle_steady.sh: --warmup $warmup: expected seconds such as 0.3s, or 0s for the whole run" >&2; exit 2; }
 [ -n "$out" ] || out=$build/throttle-steady
 bin=$build/warmsched
 [ -x "$bin" ] || { echo "throttle_steady.sh: $bin: not built (run make build)" >&2; exit 2; }
@@ -65,11 +71,12 @@ run_one() { # NAME PLATFORM FLAGS...
     rm -rf "$dir" "$dir.txt"
     # shellcheck disable=SC2068
     /usr/bin/time -v -o "$dir.time" "$bin" run "$here/configs/experiments/throttle-hackbench-$plat.yaml" \
-        --out "$dir" -p "duration=$duration" -p "cgroup_generator.leaf_workload=hackbench -p -g 1 -l 5000" \
+        --out "$dir" -p "duration=$duration" -p "warmup=$warmup" \
+        -p "cgroup_generator.leaf_workload=hackbench -p -g 1 -l 5000" \
         $@ > "$dir.txt" 2> "$dir.err" || echo "FAILED: $(tail -1 "$dir.err")" >> "$dir.txt"
 }
 export -f run_one
-export bin out force duration here
+export bin out force duration warmup here
 for v in "${variants[@]}"; do [[ ${v%% *} =~ $only ]] && echo "$v"; done |
     xargs -P "$jobs" -I{} bash -c 'run_one {}'
 
@@ -105,6 +112,9 @@ for v in "${variants[@]}"; do
         continue
     fi
     sim=$(stat "$d" simSeconds)
+    warm=$(stat "$d" warmupSeconds)
+    window=$sim
+    [ -z "$warm" ] || window=$(awk -v w="$warm" -v s="$sim" 'BEGIN { printf "%g-%g", w, w + s }')
     c=kernel.cgroup./tenant
     throttled=$(awk -v a="$(stat "$d" ${c}0.throttled_usec)" -v b="$(stat "$d" ${c}1.throttled_usec)" 'BEGIN { printf "%.1f", (a + b) / 1e6 }')
     usage=$(awk -v a="$(stat "$d" ${c}0.usage_usec)" -v b="$(stat "$d" ${c}1.usage_usec)" 'BEGIN { printf "%.2f, %.2f", a / 1e6, b / 1e6 }')
@@ -119,10 +129,10 @@ for v in "${variants[@]}"; do
     wall=$(time_v "$d" "Elapsed (wall clock)")
     cpu=$(awk -v u="$(time_v "$d" "User time")" -v s="$(time_v "$d" "System time")" 'BEGIN { printf "%.0f", u + s }')
     rss=$(awk -v k="$(time_v "$d" "Maximum resident")" 'BEGIN { printf "%.0f MB", k / 1024 }')
-    rate=$(awk -v sim="$sim" '/^warmsched: .* simulated s in .* s wall/ { for (i = 1; i <= NF; i++) if ($i == "wall" && w == "") w = $(i - 2) }
+    rate=$(awk '/^warmsched: .* simulated s in .* s wall/ { sim = $2; for (i = 1; i <= NF; i++) if ($i == "wall" && w == "") w = $(i - 2) }
         END { if (w > 0) printf "%.5f", sim / w }' "$d.err")
     printf '| %s | %s | %s / %s, %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s | %s |\n' \
-        "$name" "$sim" "$(stat "$d" ${c}0.nr_throttled)" "$(stat "$d" ${c}0.nr_periods)" \
+        "$name" "$window" "$(stat "$d" ${c}0.nr_throttled)" "$(stat "$d" ${c}0.nr_periods)" \
         "$(stat "$d" ${c}1.nr_throttled)" "$(stat "$d" ${c}1.nr_periods)" "$usage" "$throttled" \
         "$(busy_by_package "$d" "$platform")" "$(stat "$d" kernel.migrations)" "${dist% / }" "$stall" "$stacking" \
         "$done_leaves" "$accesses" "$wall" "$cpu" "$rss" "$rate"
