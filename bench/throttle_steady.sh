@@ -12,8 +12,8 @@
 # VARIANT.txt (stdout), VARIANT.err and VARIANT.time (/usr/bin/time -v: wall, CPU, maximum RSS). A
 # variant whose results are there is not run again unless --force. -j runs that many at once (default:
 # the host's CPUs); one run at 2 s takes about half an hour of one host core and under 1 GB.
-# The counters cover the run after its warm-up (--warmup, default 0.3s: the 8,000 forks end at about
-# 0.24 s, and 0.3 s is a bandwidth period's end; 0s for the whole run); the simulated-s column then says
+# The counters cover the run after its warm-up (--warmup, default 0.3s: by then 93-94% of the 8,000
+# forks are done, docs/validation.md 8.1.1; 0s for the whole run); the simulated-s column then says
 # from when to when. The leaves-done column counts the tools' own lines, which cover their whole run.
 set -u
 build=build
