@@ -124,7 +124,7 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
                               << " in " << x.at("hackbench Time s") << " / " << y.at("hackbench Time s")
                               << " s");
     CHECK(x.at("workload tasks") == y.at("workload tasks"));
-    // docs/twin.md "Run-to-run spread": 15 runs of this command on this host, idle, beside two CPU hogs
+    // docs/twin.md "Run-to-run spread": 14 runs of this command on this host, idle, beside two CPU hogs
     // and two at once, gave an involuntary share of 35.7-47.2%, 44,269-92,637 context switches (x2.09) and
     // 165-540 busy balance runs (x3.3), but 34.4-46.2 busy balance runs per second of hackbench's Time
     // (x1.34). The bounds: 15 points, x2.5 and, per second, x1.6.
