@@ -122,9 +122,10 @@ int run_twin(const twin_settings& s, std::ostream& out) {
                                    "the twin's guest kernels (Debian 6.1) have no sched_ext to load a policy into; "
                                    "run the policy with warmsched run");
     if (e.warmup_ns)
-        throw config::config_error(e.warmup_where, "warmup",
-                                   "the twin compares whole runs (the guest's counters cover the tools' run): "
-                                   "give the warm-up to warmsched run");
+        throw config::config_error(
+            e.warmup_where, "warmup",
+            "the twin compares whole runs (the guest's counters cover the tools' run): "
+            "give the warm-up to warmsched run");
     const guest_machine g = make_guest_machine(e.platform);
     guest_options o;
     o.kernel = find_guest_kernel(s.guest_kernel, e.kernel.kernel);

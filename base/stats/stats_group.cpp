@@ -36,12 +36,14 @@ void group::check_new(const std::string& name) const {
 
 void group::add(const std::string& name, std::uint64_t value, unit u, std::string description, kind k) {
     check_new(name);
-    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
+    entries_.push_back(
+        {std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
 }
 
 void group::add(const std::string& name, double value, unit u, std::string description, kind k) {
     check_new(name);
-    entries_.push_back({std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
+    entries_.push_back(
+        {std::make_unique<scalar>(scalar{name, value, u, std::move(description), k}), nullptr});
 }
 
 const group* group::find_child(const std::string& name) const {

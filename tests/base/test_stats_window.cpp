@@ -19,7 +19,8 @@ TEST_CASE("stats window: totals are end minus start, levels their end value, new
     end.add("simSeconds", 2.0, unit::second, "simulated");
     end.child("kernel").add("migrations", std::uint64_t{18'446'744'073'709'551'615ull}, unit::count, "moves");
     end.child("kernel").add("trackerBytes", std::uint64_t{1024}, unit::byte, "size", kind::level);
-    end.child("kernel").child("cgroup").child("/a").add("nr_periods", std::uint64_t{7}, unit::count, "periods");
+    end.child("kernel").child("cgroup").child("/a").add("nr_periods", std::uint64_t{7}, unit::count,
+                                                        "periods");
     end.add("wokeLater", std::uint64_t{3}, unit::count, "only at the end");
     stats::group w;
     stats::add_window(w, end, start);

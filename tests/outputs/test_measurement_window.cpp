@@ -57,7 +57,8 @@ workloads:
 TEST_CASE("warmup: the window's stats are the whole run's minus the warm-up's, and the run is the same") {
     const fs::path exp = temp("exp.yaml"), win = temp("window"), warm = temp("warm"), whole = temp("whole");
     std::ofstream(exp) << experiment;
-    const auto rw = run_cli("run " + exp.string() + " --out " + win.string() + " -p duration=24ms -p warmup=9ms");
+    const auto rw =
+        run_cli("run " + exp.string() + " --out " + win.string() + " -p duration=24ms -p warmup=9ms");
     const auto rp = run_cli("run " + exp.string() + " --out " + warm.string() + " -p duration=9ms");
     const auto rf = run_cli("run " + exp.string() + " --out " + whole.string() + " -p duration=24ms");
     INFO(rw.err << rp.err << rf.err);
@@ -81,8 +82,8 @@ TEST_CASE("warmup: the window's stats are the whole run's minus the warm-up's, a
                                                 name.rfind(".trackerBytes") == name.size() - 13);
         // user and system time are usage split in the ratio of the tasks' user and kernel time, kept
         // monotonic as cputime_adjust keeps them: below.
-        const bool split = name.find(".user_usec") != std::string::npos ||
-                           name.find(".system_usec") != std::string::npos;
+        const bool split =
+            name.find(".user_usec") != std::string::npos || name.find(".system_usec") != std::string::npos;
         if (level || split) {
             if (level) CHECK(got == end);
             continue;
@@ -130,7 +131,8 @@ TEST_CASE("warmup: the window's stats are the whole run's minus the warm-up's, a
     }
     // The tools' own output covers their whole run: the same as without the warm-up.
     const std::string tools_w = file_text(win / "report.txt"), tools_f = file_text(whole / "report.txt");
-    CHECK(tools_w.substr(0, tools_w.find("\n--- warmsched")) == tools_f.substr(0, tools_f.find("\n--- warmsched")));
+    CHECK(tools_w.substr(0, tools_w.find("\n--- warmsched")) ==
+          tools_f.substr(0, tools_f.find("\n--- warmsched")));
     for (const auto& d : {exp, win, warm, whole}) fs::remove_all(d);
 }
 
@@ -139,8 +141,9 @@ TEST_CASE("warmup: one line and exit status 2 for a warm-up that cannot be, with
     auto r = run_cli("run --platform zen3-5950x --out " + out.string() +
                      " -p duration=10ms -p warmup=10ms -- hackbench -l 10");
     CHECK(r.status == 2);
-    CHECK(r.err == "error: -p warmup=10ms: warmup: the warm-up (10ms) must end before the run does (duration: "
-                   "10ms)\n");
+    CHECK(r.err ==
+          "error: -p warmup=10ms: warmup: the warm-up (10ms) must end before the run does (duration: "
+          "10ms)\n");
     r = run_cli("run --platform zen3-5950x --out " + out.string() + " -p warmup=fast -- hackbench -l 10");
     CHECK(r.status == 2);
     CHECK(r.err.find("warmup") != std::string::npos);
@@ -151,9 +154,11 @@ TEST_CASE("warmup: one line and exit status 2 for a warm-up that cannot be, with
     CHECK(r.err.find("warmup: the probes measure from their start: a warm-up is for workload runs") !=
           std::string::npos);
     // hackbench -g 1 -l 10 ends after well under a simulated millisecond.
-    r = run_cli("run --platform zen3-5950x --out " + out.string() + " -p warmup=50ms -- hackbench -g 1 -l 10");
+    r = run_cli("run --platform zen3-5950x --out " + out.string() +
+                " -p warmup=50ms -- hackbench -g 1 -l 10");
     CHECK(r.status == 2);
-    CHECK(r.err == "error: -p warmup=50ms: warmup: the workloads ended within the warm-up of 50ms: nothing would be "
-                   "measured (give a shorter warmup; no results written)\n");
+    CHECK(r.err ==
+          "error: -p warmup=50ms: warmup: the workloads ended within the warm-up of 50ms: nothing would be "
+          "measured (give a shorter warmup; no results written)\n");
     CHECK(!fs::exists(out));
 }

@@ -120,9 +120,9 @@ TEST_CASE("the same twin command twice: guest counters within the stated run-to-
     INFO("involuntary share " << x.at("  involuntary share %") << " / " << y.at("  involuntary share %")
                               << ", switches " << x.at("context switches") << " / "
                               << y.at("context switches") << ", busy balance runs "
-                              << x.at("MC load_balance busy runs") << " / " << y.at("MC load_balance busy runs")
-                              << " in " << x.at("hackbench Time s") << " / " << y.at("hackbench Time s")
-                              << " s");
+                              << x.at("MC load_balance busy runs") << " / "
+                              << y.at("MC load_balance busy runs") << " in " << x.at("hackbench Time s")
+                              << " / " << y.at("hackbench Time s") << " s");
     CHECK(x.at("workload tasks") == y.at("workload tasks"));
     // docs/twin.md "Run-to-run spread": 14 runs of this command on this host, idle, beside two CPU hogs
     // and two at once, gave an involuntary share of 35.7-47.2%, 44,269-92,637 context switches (x2.09) and
