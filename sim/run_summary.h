@@ -33,8 +33,8 @@ struct run_header {
 void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::machine& m, double sim_s,
                    double warmup_s = 0);
 // The summary, read from that registry (a window's, after a warm-up): each figure it prints is a stat of
-// stats.txt. Deterministic: the
-// same configuration and seed print the same bytes (wall-clock time is not in it).
+// stats.txt. Deterministic: the same configuration and seed print the same bytes (wall-clock time is not
+// in it).
 void print_run_summary(std::ostream& out, const run_header& h, const stats::group& registry);
 
 } // namespace warmsched::sim

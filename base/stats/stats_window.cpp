@@ -8,16 +8,16 @@ namespace warmsched::stats {
 namespace {
 const group empty_group;
 
-void window_of(group& out, const group& end, const group* start, const std::string& path) {
+void window_of(group& out, const group& end, const group& start, const std::string& path) {
     for (const auto& e : end.entries()) {
         if (e.sub) {
-            const group* before = start ? start->find_child(e.sub->name()) : nullptr;
-            window_of(out.child(e.sub->name()), *e.sub, before ? before : &empty_group,
+            const group* before = start.find_child(e.sub->name());
+            window_of(out.child(e.sub->name()), *e.sub, before ? *before : empty_group,
                       path + e.sub->name() + ".");
             continue;
         }
         const scalar& s = *e.stat;
-        const scalar* before = start ? start->find(s.name) : nullptr;
+        const scalar* before = start.find(s.name);
         if (before && (before->value.index() != s.value.index() || before->k != s.k))
             throw std::logic_error("stats window: '" + path + s.name + "' changed type"); // our bug
         if (s.k == kind::level || !before) {
@@ -37,7 +37,7 @@ void window_of(group& out, const group& end, const group* start, const std::stri
 } // namespace
 
 void add_window(group& out, const group& end, const group& start) {
-    window_of(out, end, &start, "");
+    window_of(out, end, start, "");
 }
 
 } // namespace warmsched::stats
