@@ -91,6 +91,10 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
 
     const std::string console = (fs::path(twin_dir) / "console.txt").string();
     const std::string results = (work / "results.tgz").string();
+    // The loop below reads the console from QEMU's start, before QEMU has opened (and truncated) the
+    // file: an earlier boot's console (a hung boot's, or an earlier twin run's into the same directory)
+    // would pass for this one's, with its "booted" line and its stall reports.
+    fs::remove(console);
     std::vector<std::string> argv = {
         qemu, "-M", "q35", "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel"};
     for (auto& a : qemu_topology_args(g, o.memory_mib)) argv.push_back(a);

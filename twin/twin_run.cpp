@@ -170,8 +170,13 @@ int run_twin(const twin_settings& s, std::ostream& out) {
             break;
         } catch (const guest_hang& h) {
             if (attempt >= s.guest_retries) throw;
+            // The hung boot's console stays, for its reports: twin/console.boot1.txt, ...
+            const std::string kept = "console.boot" + std::to_string(attempt + 1) + ".txt";
+            std::error_code ec;
+            fs::rename(twin_dir / "console.txt", twin_dir / kept, ec);
             out << "twin: " << h.what() << "; booting it again\n";
-            notes.push_back(std::string("guest boot ") + std::to_string(attempt + 1) + ": " + h.what() + "; booted again");
+            notes.push_back(std::string("guest boot ") + std::to_string(attempt + 1) + ": " + h.what() +
+                            "; booted again" + (ec ? "" : " (its console: twin/" + kept + ")"));
         }
     }
 
