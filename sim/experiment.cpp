@@ -95,6 +95,19 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         r.error("warmup", "the warm-up (" + config::format_time_ps(e.warmup_ns * 1000.0) +
                               ") must end before the run does (duration: " +
                               config::format_time_ps(e.duration_ns * 1000.0) + ")");
+    const double period_ps = r.time_ps("stats_period", 0);
+    e.stats_period_ns = static_cast<std::uint64_t>(period_ps / 1000);
+    e.stats_period_where = r.where("stats_period");
+    if (period_ps > 0 && e.stats_period_ns == 0)
+        r.error("stats_period", "a period of at least 1ns, or 0 for none");
+    else if (e.stats_period_ns && e.duration_ns && e.stats_period_ns >= e.duration_ns)
+        r.error("stats_period", "a period (" + config::format_time_ps(e.stats_period_ns * 1000.0) +
+                                    ") must be shorter than the run (duration: " +
+                                    config::format_time_ps(e.duration_ns * 1000.0) + ")");
+    else if (e.stats_period_ns && e.duration_ns && e.duration_ns / e.stats_period_ns > max_stats_periods)
+        r.error("stats_period", "at most " + std::to_string(max_stats_periods) + " periods in a run (" +
+                                    std::to_string(e.duration_ns / e.stats_period_ns) +
+                                    " in duration: " + config::format_time_ps(e.duration_ns * 1000.0) + ")");
     e.migration_cost = r.boolean("migration_cost", true);
     {
         // "15,17" (the default: v5.15's layout and the newest), any of 15, 16 (v6.6-v6.12) and 17 (v6.13).
@@ -214,6 +227,8 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         r.error("workloads", "nothing to run: give workload command lines (or probes)");
     if (any_probe && e.warmup_ns)
         r.error("warmup", "the probes measure from their start: a warm-up is for workload runs");
+    if (any_probe && e.stats_period_ns)
+        r.error("stats_period", "the probes write no stats series: a stats period is for workload runs");
     r.finish();
     errors.throw_if_any();
     return e;

@@ -13,10 +13,14 @@
 #include "sim/probe_suite.h"
 #include "workloads/cli/workload_params.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace warmsched::sim {
+
+// The most rows a run's stats-series.csv may have (`stats_period:`).
+inline constexpr std::uint64_t max_stats_periods = 10000;
 
 struct experiment {
     std::string source; // file it was read from
@@ -39,6 +43,10 @@ struct experiment {
     // (hackbench's Time:) covers their whole run (sim/workload_run.h).
     std::uint64_t warmup_ns = 0;
     config::origin warmup_where; // where it was given, for the error of a run that ends within it
+    // A row of stats-series.csv every this much simulated time (0: none; base/stats/stats_series.h), at
+    // most max_stats_periods of them (a row holds every stat: thousands on the large platforms).
+    std::uint64_t stats_period_ns = 0;
+    config::origin stats_period_where;
     bool migration_cost = true;    // run the cost-of-migration tracker and print its report
     std::vector<unsigned> schedstat_versions{15, 17}; // the /proc/schedstat layouts written (15, 16, 17)
     trace_settings trace;          // trace.txt, trace.json, trace.perfetto-trace, trace.vcd; off by default

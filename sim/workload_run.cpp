@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "base/stats/stats_series.h"
 #include "base/stats/stats_window.h"
 #include "base/stats/stats_writers.h"
 #include "platforms/config/config_error.h"
@@ -104,15 +105,20 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                       static_cast<double>(k.now()) / 1e9);
         throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
     };
-    // The measured interval starts with the workloads, or after the warm-up (`warmup:`): then every
-    // counter is read once there, and the stats, the summary, the reports, schedstat/vN-start.txt and
-    // cgroup/<path>/cpu.stat.start are those of the window (stats_window.h).
+    // The run goes in steps, each the same simulation as one run to the end (no event is added or moved):
+    //   - to the end of the warm-up (`warmup:`), where every counter is read once: the stats, the summary,
+    //     the reports, schedstat/vN-start.txt and cgroup/<path>/cpu.stat.start then cover the window after
+    //     it (stats_window.h);
+    //   - to each multiple of `stats_period:`, where the registry is read for a row of stats-series.csv
+    //     (stats_series.h).
+    // Until the warm-up ends, a step runs to its time even when nothing is left to do, as one run to the
+    // warm-up's end does; after it, a run without a duration stops at its last event, as a run to the end
+    // does.
     stats::group at_window_start;
     std::optional<cgroup_report> cgroups_at_start;
+    std::optional<schedstat_snapshot> schedstat_start;
     const double warmup_s = static_cast<double>(e.warmup_ns) / 1e9;
-    if (e.warmup_ns) {
-        k.run(e.warmup_ns);
-        stop_on_policy_error();
+    auto open_window = [&] {
         bool all_done = true;
         for (const auto& w : ws) all_done = all_done && w.w->finished();
         if (all_done)
@@ -125,10 +131,59 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
             cgroups_at_start = cgroup_report::of(k, e.cgroups);
             add_cgroup_stats(at_window_start.child("kernel"), *cgroups_at_start);
         }
+    };
+    stats::series series;
+    auto series_before = std::make_unique<stats::group>(); // the registry at the last row's end (empty at 0)
+    std::optional<cgroup_report> series_cgroups; // the series' own reads of cpu.stat (cputime_adjust's chain)
+    double series_from_s = 0;
+    auto add_series_row = [&] {
+        const double now_s = static_cast<double>(k.now()) / 1e9;
+        auto at = std::make_unique<stats::group>();
+        add_run_stats(*at, k, m, now_s, warmup_s);
+        if (!e.cgroups.only_root()) {
+            series_cgroups = cgroup_report::of(k, e.cgroups, series_cgroups ? &*series_cgroups : nullptr);
+            add_cgroup_stats(at->child("kernel"), *series_cgroups);
+        }
+        stats::group row;
+        stats::add_window(row, *at, *series_before);
+        series.add_row(series_from_s, now_s, row);
+        series_before = std::move(at);
+        series_from_s = now_s;
+    };
+    bool window_open = e.warmup_ns == 0;
+    if (window_open) schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
+    std::uint64_t next_row = e.stats_period_ns;
+    for (bool more = true; more;) {
+        std::uint64_t to = e.duration_ns; // 0: until the workloads end
+        auto stop_at = [&](std::uint64_t t) {
+            if (t && (!to || t < to)) to = t;
+        };
+        if (!window_open) stop_at(e.warmup_ns);
+        stop_at(next_row);
+        if (!to) { // no stop left: to the end
+            k.run(0);
+            stop_on_policy_error();
+            break;
+        }
+        more = k.run_to(to, !e.duration_ns && window_open);
+        stop_on_policy_error();
+        if (!window_open && k.now() >= e.warmup_ns) {
+            open_window();
+            window_open = true;
+            schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
+            more = true; // the warm-up's step ran to its end: what is left is for the steps after it
+        }
+        if (next_row && k.now() >= next_row) {
+            if (!e.duration_ns && series.rows() >= max_stats_periods) // with one, the experiment checked it
+                throw config::config_error(e.stats_period_where, "stats_period",
+                                           "the run passed " + std::to_string(max_stats_periods) +
+                                               " periods: give a longer period (no results written)");
+            add_series_row();
+            next_row += e.stats_period_ns;
+        }
+        if (e.duration_ns && k.now() >= e.duration_ns) break;
     }
-    const schedstat_snapshot schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
-    k.run(e.duration_ns ? e.duration_ns - e.warmup_ns : 0);
-    stop_on_policy_error();
+    if (e.stats_period_ns && static_cast<double>(k.now()) / 1e9 > series_from_s) add_series_row(); // the last
     k.sched().set_tracepoints(nullptr);
     if (timeline) timeline->finish(k.now());
     if (progress) progress->clear();
@@ -183,7 +238,11 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         std::ofstream json(fs::path(out_dir) / "stats.json");
         stats::write_json(json, registry, run_provenance(e));
     }
-    write_schedstat_dir(out_dir, schedstat_start, k);
+    if (e.stats_period_ns) {
+        std::ofstream csv(fs::path(out_dir) / "stats-series.csv");
+        series.write_csv(csv);
+    }
+    write_schedstat_dir(out_dir, *schedstat_start, k);
     if (cgroups) // cgroup/<path>/cpu.stat (and cpu.stat.start after a warm-up)
         write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
     {
@@ -224,7 +283,8 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
     results.commit();
     out << "results: " << final_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
-        << (k.migration_costs() ? "migration_report.json, " : "") << "schedstat/" << files << ")\n";
+        << (k.migration_costs() ? "migration_report.json, " : "")
+        << (e.stats_period_ns ? "stats-series.csv, " : "") << "schedstat/" << files << ")\n";
     if (e.plot) plot_run(final_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();

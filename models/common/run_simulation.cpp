@@ -63,8 +63,8 @@ void run_simulation() {
     restore_sanitizer_stack();
 }
 
-void run_simulation(const sc_core::sc_time& duration) {
-    sc_core::sc_start(duration);
+void run_simulation(const sc_core::sc_time& duration, bool stop_when_idle) {
+    sc_core::sc_start(duration, stop_when_idle ? sc_core::SC_EXIT_ON_STARVATION : sc_core::SC_RUN_TO_TIME);
     restore_sanitizer_stack();
 }
 

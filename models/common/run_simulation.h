@@ -32,8 +32,10 @@ inline constexpr bool built_with_address_sanitizer = false;
 
 // Runs the simulation until nothing is left to do or sc_stop (sc_start()).
 void run_simulation();
-// Runs the simulation for at most `duration` of simulated time (sc_start(duration)).
-void run_simulation(const sc_core::sc_time& duration);
+// Runs the simulation for `duration` of simulated time (sc_start(duration)). With `stop_when_idle`, it
+// returns early, at the last event, when nothing is left to do (SC_EXIT_ON_STARVATION); otherwise time
+// advances to the end of `duration` regardless.
+void run_simulation(const sc_core::sc_time& duration, bool stop_when_idle = false);
 
 // What AddressSanitizer took as the calling thread's stack until this call: [bottom, bottom + size). The
 // call makes ASan's view the real stack (pthread_thread_stack). Both 0 in a build without ASan. For the

@@ -236,6 +236,20 @@ scheduler::nsec sim_kernel::now() const {
     return sc_core::sc_time_stamp().value() / 1000;
 }
 
+bool sim_kernel::run_to(scheduler::nsec t, bool until_idle) {
+    auto to_t = [&] {
+        return sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS) - sc_core::sc_time_stamp();
+    };
+    if (sc_core::sc_time_stamp() >= sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS))
+        return sc_core::sc_pending_activity();
+    // Stopping at the last event when none is left leaves the clock there also when the next event is
+    // after t: it is moved on to t then, as a run that goes on past t would move it.
+    models::run_simulation(to_t(), until_idle);
+    if (until_idle && !sc_core::sc_pending_activity()) return false;
+    if (const sc_core::sc_time rest = to_t(); rest > sc_core::SC_ZERO_TIME) models::run_simulation(rest);
+    return true;
+}
+
 void sim_kernel::run(scheduler::nsec limit) {
     if (limit)
         models::run_simulation(sc_core::sc_time(static_cast<double>(limit), sc_core::SC_NS));

@@ -67,6 +67,10 @@ public:
 
     // Runs until every task has exited or `limit` of simulated time has passed (0: no limit).
     void run(scheduler::nsec limit = 0);
+    // Runs to simulated time `t` (absolute), in steps of a run that a plain run() would take in one: as
+    // run(t - now()) with a limit, or, with `until_idle` (a run without one), stopping early at the last
+    // event when every task has exited. Returns whether anything is left to simulate.
+    bool run_to(scheduler::nsec t, bool until_idle);
     scheduler::nsec now() const;
 
     // What the executors use.
