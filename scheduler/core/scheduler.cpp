@@ -209,8 +209,7 @@ void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
 
 void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
-    runqueue& rq = rqs_[cpu];
-    update_rq_clock(rq, now);
+    update_rq_clock(rqs_[cpu], now);
     p.cpu = cpu;
     const nsec custom_slice = p.se.custom_slice; // sched_setattr(sched_runtime) survives the reset
     p.se = sched_entity{};
@@ -219,7 +218,12 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     p.set_nice(p.nice);
     p.sched_class = &class_for(p.policy);
     init_entity_runnable_average(p.se);
-    class_of(p).task_fork(rq, p, nullptr);
+    class_of(p).task_fork(rqs_[cpu], p, nullptr);
+    // LAUNCH_FORK_BALANCE: `cpu` is the launcher's, and the task goes where wake_up_new_task would put
+    // its child (not counted as a migration: the task did not run before).
+    if (cfg_.features[feature::LAUNCH_FORK_BALANCE]) p.cpu = class_of(p).select_task_rq(p, cpu, WF_FORK);
+    runqueue& rq = rqs_[p.cpu];
+    if (p.cpu != cpu) update_rq_clock(rq, now);
     post_init_entity_util_avg(rq, p.se);
     p.state = task_state::running;
     activate_task(rq, p, ENQUEUE_INITIAL);
