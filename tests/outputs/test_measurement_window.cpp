@@ -6,6 +6,7 @@
 
 #include "support/cli_runner.h"
 #include "support/file_text.h"
+#include "support/throttled_pair_experiment.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,15 +21,13 @@
 namespace fs = std::filesystem;
 using warmsched::test::file_text;
 using warmsched::test::run_cli;
+using warmsched::test::stats_json_of;
+using warmsched::test::throttled_pair_experiment;
 
 namespace {
 
 fs::path temp(const std::string& name) {
     return fs::temp_directory_path() / ("warmsched-window-" + std::to_string(::getpid()) + "-" + name);
-}
-
-nlohmann::json stats_of(const fs::path& dir) {
-    return nlohmann::json::parse(file_text(dir / "stats.json"))["simulation"][0];
 }
 
 // cpu.stat's "key value" lines.
@@ -41,22 +40,11 @@ std::map<std::string, unsigned long long> cpu_stat(const fs::path& file) {
     return m;
 }
 
-// Bandwidth throttling in 10 ms periods, wakeups, migrations and load balancing on zen3's 32 CPUs.
-const char* experiment = R"(platform: zen3-5950x
-seed: 7
-cgroups:
-  - {path: /a, cpu.max: "40000 10000"}
-  - {path: /b}
-workloads:
-  - {command: hackbench -p -g 2 -l 100000, cgroup: /a}
-  - {command: hackbench -p -g 2 -l 100000, cgroup: /b}
-)";
-
 } // namespace
 
 TEST_CASE("warmup: the window's stats are the whole run's minus the warm-up's, and the run is the same") {
     const fs::path exp = temp("exp.yaml"), win = temp("window"), warm = temp("warm"), whole = temp("whole");
-    std::ofstream(exp) << experiment;
+    std::ofstream(exp) << throttled_pair_experiment;
     const auto rw =
         run_cli("run " + exp.string() + " --out " + win.string() + " -p duration=24ms -p warmup=9ms");
     const auto rp = run_cli("run " + exp.string() + " --out " + warm.string() + " -p duration=9ms");
@@ -68,7 +56,7 @@ TEST_CASE("warmup: the window's stats are the whole run's minus the warm-up's, a
     CHECK(rw.out.find("simulated time     0.015000 s\nmeasured           from 0.009000 s to 0.024000 s") !=
           std::string::npos);
 
-    const auto w = stats_of(win), p = stats_of(warm), f = stats_of(whole);
+    const auto w = stats_json_of(win), p = stats_json_of(warm), f = stats_json_of(whole);
     CHECK(w.size() == f.size() + 1);
     CHECK(w["warmupSeconds"]["value"] == 0.009);
     unsigned totals = 0;

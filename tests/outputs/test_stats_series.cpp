@@ -5,6 +5,7 @@
 
 #include "support/cli_runner.h"
 #include "support/file_text.h"
+#include "support/throttled_pair_experiment.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,15 +21,13 @@
 namespace fs = std::filesystem;
 using warmsched::test::file_text;
 using warmsched::test::run_cli;
+using warmsched::test::stats_json_of;
+using warmsched::test::throttled_pair_experiment;
 
 namespace {
 
 fs::path temp(const std::string& name) {
     return fs::temp_directory_path() / ("warmsched-series-" + std::to_string(::getpid()) + "-" + name);
-}
-
-nlohmann::json stats_of(const fs::path& dir) {
-    return nlohmann::json::parse(file_text(dir / "stats.json"))["simulation"][0];
 }
 
 // stats-series.csv as columns by name (its stat names have no commas or quotes).
@@ -99,24 +98,12 @@ void sums_are_totals(const table& t, const nlohmann::json& whole) {
     CHECK(moved > 100); // switches, accesses, throttling... counted in more than one period
 }
 
-// Bandwidth throttling in 10 ms periods, wakeups, migrations and load balancing on zen3's 32 CPUs (the
-// experiment of test_measurement_window.cpp).
-const char* experiment = R"(platform: zen3-5950x
-seed: 7
-cgroups:
-  - {path: /a, cpu.max: "40000 10000"}
-  - {path: /b}
-workloads:
-  - {command: hackbench -p -g 2 -l 100000, cgroup: /a}
-  - {command: hackbench -p -g 2 -l 100000, cgroup: /b}
-)";
-
 } // namespace
 
 TEST_CASE("stats_period: a row per period, whose totals add up to the run's, and the run is the same") {
     const fs::path exp = temp("exp.yaml"), series = temp("series"), window = temp("window"),
                    whole = temp("whole");
-    std::ofstream(exp) << experiment;
+    std::ofstream(exp) << throttled_pair_experiment;
     // Stops at 5, 9 (the warm-up), 10, 15 and 20 ms; the last row ends with the run at 24 ms.
     const auto rs = run_cli("run " + exp.string() + " --out " + series.string() +
                             " -p duration=24ms -p warmup=9ms -p stats_period=5ms");
@@ -136,7 +123,7 @@ TEST_CASE("stats_period: a row per period, whose totals add up to the run's, and
         INFO(f);
         CHECK(file_text(series / f) == file_text(window / f));
     }
-    CHECK(stats_of(series) == stats_of(window));
+    CHECK(stats_json_of(series) == stats_json_of(window));
     CHECK(!fs::exists(window / "stats-series.csv"));
 
     const table t = read_series(series);
@@ -146,7 +133,7 @@ TEST_CASE("stats_period: a row per period, whose totals add up to the run's, and
     CHECK(t.columns.at("start_s") == std::vector<std::string>{"0.0", "0.005", "0.01", "0.015", "0.02"});
     CHECK(t.columns.at("end_s") == std::vector<std::string>{"0.005", "0.01", "0.015", "0.02", "0.024"});
     // The periods cover the whole run, the warm-up included: their totals are the whole run's.
-    sums_are_totals(t, stats_of(whole));
+    sums_are_totals(t, stats_json_of(whole));
     // /a's 10 ms bandwidth periods: a 5 ms row sees at most one of them end, and some are throttled.
     unsigned throttled = 0;
     for (const std::string g : {"/a", "/b"})
@@ -176,7 +163,7 @@ TEST_CASE("stats_period: a run that ends with its workloads ends where it would,
     REQUIRE(rs.status == 0);
     REQUIRE(rp.status == 0);
     CHECK(file_text(series / "report.txt") == file_text(plain / "report.txt"));
-    const auto p = stats_of(plain);
+    const auto p = stats_json_of(plain);
     const double sim_s = p["simSeconds"]["value"].get<double>();
     REQUIRE(sim_s > 0.003); // several periods
     REQUIRE(sim_s < 0.05);
@@ -184,7 +171,7 @@ TEST_CASE("stats_period: a run that ends with its workloads ends where it would,
     CHECK(t.rows == static_cast<std::size_t>(std::ceil(sim_s / 0.001)));
     CHECK(std::stod(t.columns.at("end_s").back()) == sim_s);
     CHECK(std::stod(t.columns.at("start_s").back()) == (t.rows - 1) * 0.001);
-    CHECK(stats_of(series) == p);
+    CHECK(stats_json_of(series) == p);
     fs::remove_all(series);
     fs::remove_all(plain);
 }
