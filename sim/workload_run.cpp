@@ -165,13 +165,14 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
             stop_on_policy_error();
             break;
         }
-        more = k.run_to(to, !e.duration_ns && window_open);
+        // Until the warm-up has ended, the run goes on to it even with nothing left to do (as one run to
+        // its end would).
+        more = k.run_to(to, !e.duration_ns && window_open) || !window_open;
         stop_on_policy_error();
         if (!window_open && k.now() >= e.warmup_ns) {
             open_window();
             window_open = true;
             schedstat_start = take_schedstat(k.sched(), k.now(), e.schedstat_versions);
-            more = true; // the warm-up's step ran to its end: what is left is for the steps after it
         }
         if (next_row && k.now() >= next_row) {
             if (!e.duration_ns && series.rows() >= max_stats_periods) // with one, the experiment checked it
