@@ -241,7 +241,7 @@ bool sim_kernel::run_to(scheduler::nsec t, bool until_idle) {
         return sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS) - sc_core::sc_time_stamp();
     };
     if (sc_core::sc_time_stamp() >= sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS))
-        return sc_core::sc_pending_activity();
+        return !until_idle || sc_core::sc_pending_activity();
     // Stopping at the last event when none is left leaves the clock there also when the next event is
     // after t: it is moved on to t then, as a run that goes on past t would move it.
     models::run_simulation(to_t(), until_idle);

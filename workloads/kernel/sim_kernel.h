@@ -69,7 +69,7 @@ public:
     void run(scheduler::nsec limit = 0);
     // Runs to simulated time `t` (absolute), in steps of a run that a plain run() would take in one: as
     // run(t - now()) with a limit, or, with `until_idle` (a run without one), stopping early at the last
-    // event when every task has exited. Returns whether anything is left to simulate.
+    // event when every task has exited. Returns false when it stopped so (nothing is left to simulate).
     bool run_to(scheduler::nsec t, bool until_idle);
     scheduler::nsec now() const;
 
