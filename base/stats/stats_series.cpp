@@ -42,13 +42,12 @@ void series::write_csv(std::ostream& out) const {
         out << number(r.start_s) << ',' << number(r.end_s);
         for (std::size_t i = 0; i < columns_.size(); ++i) {
             out << ',';
-            const auto& v = i < r.values.size() ? r.values[i] : std::nullopt;
-            if (!v) {
+            if (i >= r.values.size() || !r.values[i]) { // the stat did not exist in this period
                 if (columns_[i].k == kind::total) out << '0';
-            } else if (const auto* n = std::get_if<std::uint64_t>(&*v)) {
+            } else if (const auto* n = std::get_if<std::uint64_t>(&*r.values[i])) {
                 out << *n;
             } else {
-                out << number(std::get<double>(*v));
+                out << number(std::get<double>(*r.values[i]));
             }
         }
         out << '\n';
