@@ -69,18 +69,17 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             t.granted = line_state::shared;
             lat += p_.peer_snoop_ps;
             if (dirty)
-                insert(d, line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
+                insert(line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
             return lat;
         }
-        const int way = d.way;
+        const int way = tags_.find(line);
         if (way >= 0) {
             ++stats_.hits;
             tags_.touch(line, way);
             const line_state s = tags_.state(line, way);
             t.source = mem_source::llc;
             if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
-                tags_.invalidate(line, way); // the line moves up to the core, dirtiness with it
-                d.way = -1;
+                tags_.invalidate(line); // the line moves up to the core, dirtiness with it
                 t.granted = s == line_state::modified ? line_state::modified
                             : d.exclusive             ? line_state::exclusive
                                                       : line_state::shared;
@@ -111,8 +110,8 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     d.ports |= bit(port);
     d.exclusive = home_.txn.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && d.way < 0)
-        insert_absent(d, line, home_.txn.granted, at + ps_time(lat));
+    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
+        insert_absent(line, home_.txn.granted, at + ps_time(lat));
     return lat;
 }
 
@@ -138,15 +137,13 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
                 snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
             }
         }
-        const int way = d.way;
+        const int way = tags_.find(line);
         if (way >= 0) {
             have_data = true;
-            if (p_.inclusion == platform::inclusion_policy::inclusive) {
+            if (p_.inclusion == platform::inclusion_policy::inclusive)
                 tags_.set_state(line, way, line_state::modified);
-            } else {
-                tags_.invalidate(line, way); // the writer's copy is the only valid one now
-                d.way = -1;
-            }
+            else
+                tags_.invalidate(line); // the writer's copy is the only valid one now
         }
         d.ports = bit(port);
         d.owner = static_cast<int>(port);
@@ -167,8 +164,8 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
     d.owner = static_cast<int>(port);
     d.exclusive = true;
     t.granted = line_state::modified;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && d.way < 0)
-        insert_absent(d, line, line_state::modified, at + ps_time(lat));
+    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
+        insert_absent(line, line_state::modified, at + ps_time(lat));
     return lat;
 }
 
@@ -179,7 +176,7 @@ void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     it->ports &= ~bit(port);
     if (it->owner == static_cast<int>(port)) it->owner = -1;
     const bool exclusive = it->exclusive;
-    const int way = it->way;
+    const int way = tags_.find(line);
     if (way >= 0) {
         if (t.dirty) tags_.set_state(line, way, line_state::modified);
         tags_.touch(line, way);
@@ -187,26 +184,21 @@ void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     }
     assert(p_.inclusion != platform::inclusion_policy::inclusive);
     ++stats_.victim_fills;
-    insert_absent(*it, line,
-                  t.dirty     ? line_state::modified
-                  : exclusive ? line_state::exclusive
-                              : line_state::shared,
-                  at);
+    insert_absent(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
 }
 
-void llc::insert(domain_line& d, std::uint64_t line, line_state s, const sc_core::sc_time& at) {
-    const int way = d.way;
+void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+    const int way = tags_.find(line);
     if (way >= 0) {
         if (s == line_state::modified) tags_.set_state(line, way, s);
         tags_.touch(line, way);
         return;
     }
-    insert_absent(d, line, s, at);
+    insert_absent(line, s, at);
 }
 
-void llc::insert_absent(domain_line& d, std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+void llc::insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     const tag_array::victim v = tags_.insert(line, s);
-    d.way = static_cast<std::int16_t>(v.way); // before evicted(), which may move d within domain_
     if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
 }
 
@@ -214,7 +206,6 @@ void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) 
     ++stats_.evictions;
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
-    it->way = -1;
     bool dirty = s == line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive) { // back-invalidate the cores
         for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
@@ -284,11 +275,11 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     }
     const bool invalidate = t.op == mem_op::snoop_invalidate;
     bool dirty = false;
-    const int way = it->way;
+    const int way = tags_.find(line);
     if (way >= 0) {
         dirty = tags_.state(line, way) == line_state::modified;
         if (invalidate) {
-            tags_.invalidate(line, way);
+            tags_.invalidate(line);
             ++stats_.invalidations;
         } else {
             tags_.set_state(line, way, line_state::shared);

@@ -57,21 +57,14 @@ public:
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
     bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }
     std::uint64_t holder_ports(std::uint64_t line) const;
-    // The way the domain records for `line` in the tag array (-1: not there), for tests.
-    int recorded_way(std::uint64_t line) const {
-        const domain_line* d = domain_.find(line);
-        return d == nullptr ? -1 : d->way;
-    }
     // Told of every line evicted from the tag array for room (nullptr: nobody).
     void set_observer(access_observer* o) { observer_ = o; }
 
 private:
-    // Every line the tag array holds has one, so its way is kept here and no lookup scans the set.
     struct domain_line {
         std::uint64_t ports = 0; // cores holding the line privately (bit per cpu_side port)
         int owner = -1;          // the port granted E or M (it may have modified the line silently), or -1
         bool exclusive = false;  // the home directory granted this domain E or M
-        std::int16_t way = -1;   // the line's way in the tag array, or -1 when the LLC itself lacks it
     };
 
     void core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -80,11 +73,10 @@ private:
     ps_t read(unsigned port, mem_txn& t, const sc_core::sc_time& at);
     ps_t write(unsigned port, mem_txn& t, const sc_core::sc_time& at);
     void put(unsigned port, const mem_txn& t, const sc_core::sc_time& at);
-    // Inserts the line of `d` into the tag array and deals with the line it displaces (which may move
-    // `d` within domain_: callers do not use `d` after it).
-    void insert(domain_line& d, std::uint64_t line, line_state s, const sc_core::sc_time& at);
-    // The same for a line absent from the tag array.
-    void insert_absent(domain_line& d, std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // Inserts a line into the tag array and deals with the line it displaces.
+    void insert(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // The same for a line known to be absent from the tag array.
+    void insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at);
     void evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at);
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);

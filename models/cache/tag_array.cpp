@@ -48,7 +48,6 @@ tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {
     tags_[base + way] = line;
     states_[base + way] = s;
     stamps_[base + way] = next_stamp();
-    v.way = static_cast<int>(way);
     return v;
 }
 
@@ -75,16 +74,6 @@ line_state tag_array::invalidate(std::uint64_t line) {
             return s;
         }
     return line_state::invalid;
-}
-
-line_state tag_array::invalidate(std::uint64_t line, int way) {
-    const std::size_t i = set_of(line) * assoc_ + static_cast<unsigned>(way);
-    assert(tags_[i] == line);
-    const line_state s = states_[i];
-    tags_[i] = no_line;
-    states_[i] = line_state::invalid;
-    stamps_[i] = 0;
-    return s;
 }
 
 std::uint64_t tag_array::occupancy() const {

@@ -35,7 +35,6 @@ public:
     struct victim {
         std::uint64_t line = no_line; // no_line when the fill used a free way
         line_state state = line_state::invalid;
-        int way = -1; // the way the inserted line took (the victim's, if there was one)
     };
 
     tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,
@@ -78,8 +77,6 @@ public:
     victim insert(std::uint64_t line, line_state s);
     // Removes a line; returns its state (invalid if it was absent).
     line_state invalidate(std::uint64_t line);
-    // The same for a line known to be in `way` (a caller that records where its lines are).
-    line_state invalidate(std::uint64_t line, int way);
     // The lines present, in slot order.
     std::vector<std::uint64_t> lines() const {
         std::vector<std::uint64_t> v;

@@ -147,9 +147,6 @@ struct checker {
             const bool in_tags = c.tags().find(line) >= 0;
             if (in_tags && !c.holds(line))
                 err << "llc" << l << " tags hold the line without a domain entry; ";
-            if (c.recorded_way(line) != c.tags().find(line))
-                err << "llc" << l << " records way " << c.recorded_way(line)
-                    << " but the tags have it in way " << c.tags().find(line) << "; ";
             const bool listed = (dir_sharers >> l) & 1;
             if (c.holds(line) != listed)
                 err << "llc" << l << " domain holds=" << c.holds(line)
