@@ -87,8 +87,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         ws.back().w->start(k, ws.back().allowed);
         // Its initial tasks go into its cgroup (cgroup.procs); the tasks they fork inherit it.
         if (const scheduler::group_id g = i < e.workload_groups.size() ? e.workload_groups[i] : 0)
-            for (std::size_t t = first_task; t < k.tasks().size(); ++t)
-                k.sched().attach_task(k.tasks()[t]->t, g, k.now());
+            for (std::size_t t = first_task; t < k.tasks().size(); ++t) k.attach_initial(*k.tasks()[t], g);
     }
     if (!e.duration_ns)
         for (const auto& w : ws)

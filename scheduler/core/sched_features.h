@@ -49,10 +49,10 @@ enum class kernel_version { cfs_v5_15, eevdf_v6_12 };
     X(NO_CROSS_LLC_BALANCE, off, off,                                                                        \
       "model flag (diagnostic): no periodic, newidle or NOHZ load balancing at domain levels above the LLC " \
       "(wakeup, fork and exec placement across LLCs are unaffected)")                                        \
-    X(LAUNCH_FORK_BALANCE, off, off,                                                                         \
-      "model flag: each workload's first task is placed as a child forked on the launcher's CPU would be "   \
-      "(select_task_rq with WF_FORK), as a shell or the twin's runner starts it (off: on its first allowed " \
-      "CPU)")                                                                                                \
+    X(LAUNCH_FORK_EXEC, off, off,                                                                            \
+      "model flag: the workloads' first tasks start as a shell starts them: a launcher task on CPU 0 forks " \
+      "each in turn (fork balancing places it) and the child execs the workload (exec balancing) (off: "     \
+      "each is queued at 0 s on its first allowed CPU)")                                                     \
     X(TASK_BASED_THROTTLE, off, off,                                                                         \
       "v6.18 CFS bandwidth throttle: a throttled group's tasks run on in the kernel and leave one by one "   \
       "at their return to user mode onto a limbo list (off: the per-cfs_rq model of v5.15/v6.12)")           \

@@ -209,7 +209,8 @@ void scheduler::check_preempt_curr(runqueue& rq, task& p, unsigned wake_flags) {
 
 void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     calling_cpu_ = static_cast<int>(cpu);
-    update_rq_clock(rqs_[cpu], now);
+    runqueue& rq = rqs_[cpu];
+    update_rq_clock(rq, now);
     p.cpu = cpu;
     const nsec custom_slice = p.se.custom_slice; // sched_setattr(sched_runtime) survives the reset
     p.se = sched_entity{};
@@ -218,19 +219,14 @@ void scheduler::add_initial_task(task& p, unsigned cpu, nsec now) {
     p.set_nice(p.nice);
     p.sched_class = &class_for(p.policy);
     init_entity_runnable_average(p.se);
-    class_of(p).task_fork(rqs_[cpu], p, nullptr);
-    // LAUNCH_FORK_BALANCE: `cpu` is the launcher's, and the task goes where wake_up_new_task would put
-    // its child (not counted as a migration: the task did not run before).
-    if (cfg_.features[feature::LAUNCH_FORK_BALANCE]) p.cpu = class_of(p).select_task_rq(p, cpu, WF_FORK);
-    runqueue& rq = rqs_[p.cpu];
-    if (p.cpu != cpu) update_rq_clock(rq, now);
+    class_of(p).task_fork(rq, p, nullptr);
     post_init_entity_util_avg(rq, p.se);
     p.state = task_state::running;
     activate_task(rq, p, ENQUEUE_INITIAL);
     check_preempt_curr(rq, p, WF_FORK);
 }
 
-void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
+void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now, int into_cgroup) {
     calling_cpu_ = static_cast<int>(this_cpu);
     runqueue& rq = rqs_[this_cpu];
     update_rq_clock(rq, now);
@@ -245,7 +241,10 @@ void scheduler::sched_fork(task& child, unsigned this_cpu, nsec now) {
     child.stats = task_sched_stats{};
     child.set_nice(child.nice);
     child.sched_class = &class_for(child.policy);          // sched_fork: __setscheduler_prio
-    if (!rq.curr->is_idle) child.cgroup = rq.curr->cgroup; // cgroup_fork: the parent's css_set
+    if (into_cgroup >= 0) // clone3(CLONE_INTO_CGROUP): cgroup_css_set_fork takes the given cgroup
+        child.cgroup = static_cast<group_id>(into_cgroup);
+    else if (!rq.curr->is_idle) // cgroup_fork: the parent's css_set
+        child.cgroup = rq.curr->cgroup;
     init_entity_runnable_average(child.se);
     class_of(child).task_fork(rq, child, rq.curr->is_idle ? nullptr : rq.curr);
     if (trace_) trace_->sched_process_fork(this_cpu, now, *rq.curr, child);

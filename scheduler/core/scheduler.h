@@ -165,8 +165,9 @@ public:
     void init_idle(task& idle, unsigned cpu);
     // A task that exists before the run starts (not forked), queued on `cpu`.
     void add_initial_task(task& p, unsigned cpu, nsec now);
-    // fork(): `child` is a copy of the current task of `this_cpu`; prepares its entity (sched_fork).
-    void sched_fork(task& child, unsigned this_cpu, nsec now);
+    // fork(): `child` is a copy of the current task of `this_cpu`; prepares its entity (sched_fork). It
+    // joins its parent's cgroup, or `into_cgroup` when one is given (clone3's CLONE_INTO_CGROUP).
+    void sched_fork(task& child, unsigned this_cpu, nsec now, int into_cgroup = -1);
     // Makes the child runnable on the CPU fork balancing picks; returns that CPU.
     unsigned wake_up_new_task(task& child, unsigned this_cpu, nsec now);
     // execve() by the current task of `cpu` (sched_exec): exec balancing picks a CPU (select_task_rq with

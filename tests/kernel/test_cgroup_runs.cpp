@@ -216,6 +216,48 @@ TEST_CASE("cgroups run: rt-app taskgroup moves the thread into its group") {
     fs::remove(json);
 }
 
+// LAUNCH_FORK_EXEC: the launcher forks each workload's first task straight into the workload's group
+// (clone3's CLONE_INTO_CGROUP), so the group's usage is its tasks' CPU time from the first instant, and
+// the launcher itself stays in the root group.
+TEST_CASE("cgroups run: under LAUNCH_FORK_EXEC each workload's first task is forked into its group") {
+    const fs::path exp = temp("launch.yaml"), out = temp("launch-out");
+    std::ofstream(exp) << R"(platform: zen3-5950x
+duration: 0.01s
+migration_cost: false
+cgroups:
+  - {path: /a}
+  - {path: /b}
+workloads:
+  - {command: hackbench -p -g 1 -l 100000, cgroup: /a}
+  - {command: hackbench -p -g 1 -l 100000, cgroup: /b}
+)";
+    const auto r = run_cli("run " + exp.string() + " --feature LAUNCH_FORK_EXEC=on --out " + out.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    // pids 1 and 2: the two mains, spawned first; 3: the launcher, which forked them and exited.
+    const fs::path sh = out / "schedstat" / "3";
+    const std::string sched = file_text(sh / "sched");
+    CHECK(sched.substr(0, sched.find(" (")) == "sh"); // /proc/PID/sched's first line: comm (pid, ...)
+    unsigned long long sh_ns = 0;
+    std::ifstream(sh / "schedstat") >> sh_ns;
+    CHECK(sh_ns > 0);
+    const fs::path cg = out / "cgroup";
+    for (const std::string g : {"", "a", "b"}) {
+        INFO("group /" << g);
+        const auto s = read_cpu_stat(cg / g / "cpu.stat");
+        unsigned tasks = 0;
+        const unsigned long long ns = tasks_cpu_ns(out, g.empty() ? cg : cg / g, tasks);
+        // hackbench -g 1: its main task, 20 senders, 20 receivers, all still running; the root's usage
+        // also has the launcher's time.
+        CHECK(tasks == (g.empty() ? 82u : 41u));
+        CHECK(s.at("usage_usec") == (g.empty() ? ns + sh_ns : ns) / 1000);
+        CHECK(s.at("usage_usec") > 1000);
+    }
+    CHECK(file_text(cg / "cgroup.threads").empty()); // the root group holds none of the workloads' tasks
+    fs::remove_all(out);
+    fs::remove(exp);
+}
+
 TEST_CASE("cgroups run: --cgroup starts the workload given after -- in a group of the experiment") {
     const fs::path exp = temp("cli.yaml"), out = temp("cli-out");
     std::ofstream(exp)

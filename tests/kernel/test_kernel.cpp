@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace warmsched;
 using scheduler::task_state;
 using workloads::op;
@@ -195,6 +197,62 @@ TEST_CASE("fork places children, wait_children resumes the parent after the last
     CHECK(cpus[0] != cpus[1]);
     CHECK(cpus[1] != cpus[2]);
     CHECK(parent.exited < 2 * ms + 200 * us);
+}
+
+// LAUNCH_FORK_EXEC (a model flag): the tasks that exist when the run starts are started as a shell starts
+// commands. Off, each is queued at 0 s on the CPU it was spawned on.
+namespace {
+struct launched_four {
+    test::kernel_rig r;
+    std::vector<workloads::kernel_task*> mains;
+    const workloads::kernel_task* sh = nullptr;
+    explicit launched_four(bool launch)
+        : r(test::rig_config(scheduler::kernel_version::eevdf_v6_12, {{"LAUNCH_FORK_EXEC", launch}})) {
+        for (int i = 0; i < 4; ++i)
+            mains.push_back(
+                &r.start("main" + std::to_string(i), {op::compute(2'000'000, nullptr)}, 1, 0, false));
+        r.k.run(50 * ms);
+        for (const auto& t : r.k.tasks())
+            if (t->t.comm == "sh") sh = t.get();
+        for (std::size_t i = 0; i < mains.size(); ++i) {
+            CAPTURE(i);
+            CHECK(mains[i]->t.state == task_state::dead);
+            CHECK(mains[i]->t.comm == "main" + std::to_string(i)); // under the flag, exec gave it the name
+            CHECK(mains[i]->t.pid == static_cast<int>(i) + 1);     // pids in the order spawned
+        }
+    }
+};
+} // namespace
+
+TEST_CASE("LAUNCH_FORK_EXEC: a shell on CPU 0 forks the spawned tasks in turn, and each execs its program") {
+    launched_four l(true);
+    REQUIRE(l.sh != nullptr);
+    CHECK(l.sh->t.pid == 5);
+    CHECK(l.sh->t.state == task_state::dead); // it forks them and exits
+    CHECK(l.r.k.forks() == 4);
+    CHECK(l.r.k.execs() == 4);
+    const auto fork_ns = static_cast<scheduler::nsec>(l.r.m.platform().kernel_costs.fork_ps / 1000);
+    std::set<unsigned> cpus;
+    for (std::size_t i = 0; i < l.mains.size(); ++i) {
+        CAPTURE(i);
+        CHECK(l.mains[i]->parent == l.sh);
+        if (i > 0) CHECK(l.mains[i]->created - l.mains[i - 1]->created >= fork_ns); // one after the other
+        cpus.insert(l.mains[i]->t.cpu);
+    }
+    // Fork balancing put each on an idle CPU, so the four 2 ms computations overlap from the start.
+    CHECK(cpus.size() == 4);
+    CHECK(l.mains[0]->exited < 2 * ms + 500 * us);
+}
+
+TEST_CASE("without LAUNCH_FORK_EXEC the spawned tasks start at 0 s on their CPU, with no launcher") {
+    launched_four l(false);
+    CHECK(l.sh == nullptr);
+    CHECK(l.r.k.forks() == 0);
+    CHECK(l.r.k.execs() == 0);
+    for (const auto* m : l.mains) {
+        CHECK(m->parent == nullptr);
+        CHECK(m->created == 0);
+    }
 }
 
 TEST_CASE(

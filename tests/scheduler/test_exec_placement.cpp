@@ -91,21 +91,3 @@ TEST_CASE("exec of a task pinned to its busy CPU stays there") {
         CHECK(h.hooks.migrations.empty());
     }
 }
-
-// LAUNCH_FORK_BALANCE (a model flag): the workloads' first tasks, started from the launcher's CPU 0, are
-// placed as wake_up_new_task places a child forked there, as a shell starts them: on an idle machine,
-// one after the other, each on the idlest CPU left. Off, they all start on CPU 0.
-TEST_CASE("LAUNCH_FORK_BALANCE: first tasks started from CPU 0 spread as a shell's children do") {
-    for (auto k : both) {
-        for (const bool on : {true, false}) {
-            CAPTURE(scheduler::to_string(k), on);
-            test::sched_harness h(k, {{"LAUNCH_FORK_BALANCE", on}}, {}, test::smt_machine());
-            for (unsigned i = 0; i < 8; ++i) add_task(h, "main" + std::to_string(i), 0, 0, false);
-            for (unsigned c = 0; c < 8; ++c) {
-                CAPTURE(c);
-                CHECK(h.rq(c).nr_running == (on ? 1u : c == 0 ? 8u : 0u));
-            }
-            CHECK(h.hooks.migrations.empty()); // placed before they ever ran: no migration
-        }
-    }
-}

@@ -43,6 +43,7 @@ struct kernel_task {
     compute_settling settling;     // may its compute run fast-forwarded?
     double sample_carry = 0;       // fractional sampled access left over (fast-forwarded chunks)
     kernel_task* parent = nullptr;
+    int into_cgroup = -1; // LAUNCH_FORK_EXEC: the cgroup its launcher forks it into (-1: the launcher's)
     unsigned live_children = 0;
     std::deque<int> exited_children; // pids of children that exited and were not reaped by wait_child
     bool in_kernel = false;          // executing a system call or kernel path (vs user mode)

@@ -3,6 +3,7 @@
 
 #include "models/common/run_simulation.h"
 #include "workloads/kernel/cpu_executor.h"
+#include "workloads/kernel/scripted_program.h"
 
 #include "platforms/fabric_graph.h"
 
@@ -157,14 +158,57 @@ kernel_task& sim_kernel::new_task(const spawn_spec& s, kernel_task* parent) {
 }
 
 kernel_task& sim_kernel::spawn(const spawn_spec& s, unsigned cpu) {
+    if (sched_->config().features[scheduler::feature::LAUNCH_FORK_EXEC] && !launched_) {
+        spawn_spec child = s; // the shell's child, before its execve
+        child.comm = launcher_comm;
+        child.body =
+            std::make_shared<scripted_program>(std::vector<op>{op::exec(std::make_shared<spawn_spec>(s))}, 1);
+        kernel_task& k = new_task(child, nullptr);
+        k.t.set_nice(k.t.nice);
+        launches_.push_back(&k);
+        return k;
+    }
     kernel_task& k = new_task(s, nullptr);
     k.t.set_nice(k.t.nice);
     sched_->add_initial_task(k.t, cpu, now());
     return k;
 }
 
+void sim_kernel::attach_initial(kernel_task& t, scheduler::group_id g) {
+    if (!launched_ && std::find(launches_.begin(), launches_.end(), &t) != launches_.end())
+        t.into_cgroup = static_cast<int>(g);
+    else
+        sched_->attach_task(t.t, g, now());
+}
+
+void sim_kernel::launch() {
+    launched_ = true;
+    if (launches_.empty()) return;
+    std::vector<op> ops;
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+        launch_forks_.push_back(std::make_shared<spawn_spec>());
+        launch_forks_.back()->comm = launcher_comm;
+        ops.push_back(op::fork(launch_forks_.back()));
+    }
+    spawn_spec sh;
+    sh.comm = launcher_comm;
+    sh.body = std::make_shared<scripted_program>(std::move(ops), 1); // then it exits
+    launcher_ = &new_task(sh, nullptr);
+    sched_->add_initial_task(launcher_->t, 0, now());
+}
+
 kernel_task& sim_kernel::fork_task(kernel_task& parent, const spawn_spec& s) {
     ++forks_;
+    if (&parent == launcher_) { // the child spawn() made for this fork
+        const auto i = std::find_if(launch_forks_.begin(), launch_forks_.end(),
+                                    [&](const auto& f) { return f.get() == &s; }) -
+                       launch_forks_.begin();
+        kernel_task& k = *launches_.at(static_cast<std::size_t>(i));
+        k.parent = &parent;
+        ++parent.live_children;
+        k.created = now();
+        return k;
+    }
     kernel_task& k = new_task(s, &parent);
     k.created = now();
     return k;
@@ -237,6 +281,7 @@ scheduler::nsec sim_kernel::now() const {
 }
 
 bool sim_kernel::run_to(scheduler::nsec t, bool until_idle) {
+    if (!launched_) launch();
     auto to_t = [&] {
         return sc_core::sc_time(static_cast<double>(t), sc_core::SC_NS) - sc_core::sc_time_stamp();
     };
@@ -251,6 +296,7 @@ bool sim_kernel::run_to(scheduler::nsec t, bool until_idle) {
 }
 
 void sim_kernel::run(scheduler::nsec limit) {
+    if (!launched_) launch();
     if (limit)
         models::run_simulation(sc_core::sc_time(static_cast<double>(limit), sc_core::SC_NS));
     else

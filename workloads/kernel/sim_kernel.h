@@ -57,8 +57,16 @@ public:
         return pm_timer_free_ps_ - at_ps;
     }
     std::uint64_t pm_timer_reads() const { return pm_timer_reads_; }
-    // A task that exists when the run starts, queued on `cpu`.
+    // A task that exists when the run starts, queued on `cpu`. Under LAUNCH_FORK_EXEC (a model flag) it
+    // is created now but started as a shell starts a command: at the run's start a launcher task ("sh",
+    // on CPU 0) forks one child per spawned task, in the order spawned, and each child, with the spawned
+    // task's pid, affinity, policy and nice (taskset, chrt and nice act before the exec), execs it. So
+    // fork and exec balancing place them, each fork_ps after the one before.
     kernel_task& spawn(const spawn_spec& s, unsigned cpu);
+    static constexpr const char* launcher_comm = "sh";
+    // Puts a task spawn() made into cgroup `g` (cgroup.procs); a task the launcher has yet to fork is
+    // forked into it (clone3's CLONE_INTO_CGROUP).
+    void attach_initial(kernel_task& t, scheduler::group_id g);
 
     // Fast-forward compute that has settled (cpu_executor.h): 1 in `n` of its accesses is simulated;
     // 0 or 1: every access is.
@@ -124,6 +132,13 @@ private:
     std::uint64_t pm_timer_reads_ = 0;
     std::uint64_t alloc_user(std::uint64_t bytes); // page-aligned
     kernel_task& new_task(const spawn_spec& s, kernel_task* parent);
+    // LAUNCH_FORK_EXEC: queues the launcher that forks the tasks spawn() made (once, before the run).
+    void launch();
+
+    bool launched_ = false;
+    std::vector<kernel_task*> launches_;                    // spawned, for the launcher to fork
+    std::vector<std::shared_ptr<spawn_spec>> launch_forks_; // the launcher's fork of each, in order
+    kernel_task* launcher_ = nullptr;
 
     models::machine& m_;
     std::uint64_t seed_;

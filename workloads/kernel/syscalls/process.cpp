@@ -22,7 +22,7 @@ void cpu_executor::sys_fork(kernel_task& t) {
     touch(child.kernel_stack, true);
     h_.set_task(static_cast<std::uint32_t>(t.t.pid));
     k_.set_running_cpu(cpu_);
-    k_.sched().sched_fork(child.t, cpu_, now_ns());
+    k_.sched().sched_fork(child.t, cpu_, now_ns(), child.into_cgroup);
     const unsigned target = k_.sched().wake_up_new_task(child.t, cpu_, now_ns());
     if (target != cpu_) charge(static_cast<ps_t>(k_.costs().remote_enqueue_ps));
     touch(k_.rq_line(target), true);
