@@ -130,6 +130,9 @@ void add_into(task_counters& t, const task_counters& c) {
     t.wakeups += c.wakeups;
     t.wakeups_remote += c.wakeups_remote;
     t.wakeups_idle += c.wakeups_idle;
+    t.wakeups_away += c.wakeups_away;
+    t.away_to_waker += c.away_to_waker;
+    t.away_to_prev += c.away_to_prev;
     t.wakeup_preempts += c.wakeup_preempts;
 }
 
@@ -191,7 +194,7 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
     trace_counters tc;
     std::unordered_set<long> workload;     // pids of the workload's tasks
     std::unordered_map<unsigned, std::pair<long, std::uint64_t>> on_cpu; // cpu -> (pid, since)
-    std::unordered_map<long, unsigned> waker_cpu;                         // pid -> CPU of its last waking
+    std::unordered_map<long, std::pair<unsigned, long>> waking; // pid -> its last waking's CPU and target_cpu
     std::unordered_map<long, long> root_of;                               // pid -> its workload root
     std::unordered_map<unsigned, std::unordered_set<long>> woken_onto;    // cpu -> woken there since its last switch
     const bool all = root_parent_comm.empty();
@@ -263,7 +266,7 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
             if (member(pid)) ++tc.tasks[pid].migrations;
         } else if (event == "sched_waking") {
             const long pid = to_long(field(fields, "pid"));
-            if (member(pid)) waker_cpu[pid] = cpu;
+            if (member(pid)) waking[pid] = {cpu, to_long(field(fields, "target_cpu"))}; // target: task_cpu()
         } else if (event == "sched_wakeup") {
             const long pid = to_long(field(fields, "pid"));
             const long target = to_long(field(fields, "target_cpu"));
@@ -271,8 +274,18 @@ trace_counters parse_trace(const std::string& path, const std::string& root_pare
             if (member(pid)) {
                 auto& t = tc.tasks[pid];
                 ++t.wakeups;
-                const auto w = waker_cpu.find(pid);
-                if (w != waker_cpu.end() && static_cast<long>(w->second) != target) ++t.wakeups_remote;
+                const auto w = waking.find(pid);
+                if (w != waking.end()) {
+                    const long waker = static_cast<long>(w->second.first), prev = w->second.second;
+                    if (waker != target) ++t.wakeups_remote;
+                    if (prev >= 0 && prev != waker) {
+                        ++t.wakeups_away;
+                        if (target == waker)
+                            ++t.away_to_waker;
+                        else if (target == prev)
+                            ++t.away_to_prev;
+                    }
+                }
                 if (target >= 0) {
                     const auto on = on_cpu.find(static_cast<unsigned>(target));
                     if (on != on_cpu.end() && on->second.first == 0) ++t.wakeups_idle;

@@ -6,7 +6,8 @@
 // The trace gives what /proc loses when tasks exit: per task its CPU time, voluntary and involuntary
 // switches (a sched_switch whose prev_state is R or R+ is involuntary, as the kernel counts nivcsw),
 // migrations and wakeups. Which tasks are the workload's: in the guest, the descendants of the processes
-// twin_runner forked; in the model, every task (the model has no kernel threads).
+// twin_runner forked; in the model, every task (the model has no kernel threads), or under LAUNCH_FORK_EXEC
+// the descendants of what its launcher ("sh") forked.
 #pragma once
 
 #include <array>
@@ -51,6 +52,10 @@ struct task_counters {
     std::uint64_t migrations = 0;
     std::uint64_t wakeups = 0, wakeups_remote = 0; // remote: woken onto another CPU than the waker's
     std::uint64_t wakeups_idle = 0;     // woken onto a CPU that was running its idle task
+    // Woken from a CPU other than the one it last ran on (sched_waking's target_cpu): the wakeups where
+    // wake_affine chooses between the two. Of those, the ones placed on the waker's CPU and the ones left
+    // on the task's previous CPU (the rest went to a third CPU, an idle one near either).
+    std::uint64_t wakeups_away = 0, away_to_waker = 0, away_to_prev = 0;
     // Involuntary switches of this task whose successor was woken onto the CPU since the CPU's previous
     // switch (a wakeup preemption); the other involuntary ones are the tick's, a balance's, a higher class's.
     std::uint64_t nivcsw_wakeup = 0;

@@ -64,6 +64,11 @@ std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& 
         row_kind::share);
     add("  onto an idle CPU", d(rt.wakeups_idle), d(mt.wakeups_idle));
     add("  preempting the task running there", d(rt.wakeup_preempts), d(mt.wakeup_preempts));
+    add("  from a CPU other than the task's last", d(rt.wakeups_away), d(mt.wakeups_away));
+    add("    placed on the waker's CPU", d(rt.away_to_waker), d(mt.away_to_waker));
+    add("    left on its last CPU", d(rt.away_to_prev), d(mt.away_to_prev));
+    add("    share left on its last CPU %", pct(d(rt.away_to_prev), d(rt.wakeups_away)),
+        pct(d(mt.away_to_prev), d(mt.wakeups_away)), row_kind::share);
     // RT tasks beside the fair ones (cyclictest beside a load): each class's own counters.
     if (real.trace.has_rt() || model.trace.has_rt())
         for (const bool rt_class : {true, false}) {

@@ -11,6 +11,7 @@
 #include "twin/kernel_counters.h"
 #include "twin/qemu_guest.h"
 #include "twin/twin_report.h"
+#include "workloads/kernel/sim_kernel.h"
 
 #include <cmath>
 #include <cstring>
@@ -230,7 +231,11 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     auto model_side = [&](const fs::path& mdir, const std::string& output) {
         side_counters m;
         try {
-            m.trace = parse_trace((mdir / "trace.txt").string(), "");
+            // Every task is the workload's, but the launcher under LAUNCH_FORK_EXEC: as in the guest, the
+            // workload is then what it forked.
+            const bool launched = e.kernel.features[scheduler::feature::LAUNCH_FORK_EXEC];
+            m.trace = parse_trace((mdir / "trace.txt").string(),
+                                  launched ? workloads::sim_kernel::launcher_comm : "");
             auto no_names = [](unsigned, unsigned index) { return "domain" + std::to_string(index); };
             m.sched = schedstat_delta(parse_schedstat(read_file(mdir / "schedstat" / "v17-end.txt"), no_names),
                                       parse_schedstat(read_file(mdir / "schedstat" / "v17-start.txt"), no_names));

@@ -80,6 +80,15 @@ TEST_CASE("the trace: the workload is what twin_runner forked, with its switches
     CHECK(child.wakeups_remote == 0); // woken on CPU 0 by a waker on CPU 0
     CHECK(parent.wakeups == 1);
     CHECK(parent.wakeups_remote == 1); // woken onto CPU 0 from CPU 1
+    // Both were woken from a CPU other than the one they last ran on: wake_affine's choice. 302 (last on
+    // CPU 1, woken from CPU 0) was pulled to the waker's CPU; 301 (last on CPU 0, woken from CPU 1) was
+    // left where it was.
+    CHECK(child.wakeups_away == 1);
+    CHECK(child.away_to_waker == 1);
+    CHECK(child.away_to_prev == 0);
+    CHECK(parent.wakeups_away == 1);
+    CHECK(parent.away_to_waker == 0);
+    CHECK(parent.away_to_prev == 1);
     // 301 ran 1.000010-1.000500 and 1.000700-1.001000; 302 ran 1.000200-1.000300 and 1.000500-1.000700.
     CHECK(parent.runtime_ns == 490'000 + 300'000);
     CHECK(parent.root == 301); // forked by twin_runner: a workload root
