@@ -423,6 +423,9 @@ int sc_main(int argc_all, char* argv_all[]) {
                      "Boot again this many times after a guest hang under TCG (default 2)")
         ->check(CLI::Range(0u, 10u));
     twin_cmd->add_option("--append", ts.append, "More guest kernel command line, e.g. preempt=full");
+    twin_cmd->add_option("--guest-kprobes", ts.kprobes_file,
+                         "A file of kprobe events (tracefs kprobe_events lines) the guest adds to its trace, "
+                         "e.g. bench/twin/wake-placement.kprobes");
     std::string twin_dilate = "auto";
     twin_cmd->add_option("--dilate", twin_dilate,
                          "Also run the model slowed K times, as slow as the guest: auto (K = the guest's CPU "

@@ -16,9 +16,10 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -33,6 +34,33 @@ std::string read_file(const fs::path& p) {
 }
 
 std::string read_if(const fs::path& p) { return sim::file_text(p); }
+
+// --guest-kprobes: the file's event lines (Documentation/trace/kprobetrace.rst: "p[:[GRP/]EVENT] PROBE
+// [ARGS]" or "r[MAXACTIVE][:[GRP/]EVENT] PROBE [ARGS]"), without its comments and blank lines. The guest
+// kernel checks the probes themselves; this refuses what cannot be one, before anything is booted.
+std::string read_kprobe_events(const std::string& file) {
+    std::ifstream in(file);
+    if (!in)
+        throw config::config_error(config::origin{"<command line>", 0, 0}, "--guest-kprobes",
+                                   "cannot read " + file);
+    static const std::regex event(
+        R"(^[pr][0-9]*(:([A-Za-z_][A-Za-z0-9_]*/)?[A-Za-z_][A-Za-z0-9_]*)? \S+( .*)?$)");
+    std::string text, line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '#') continue;
+        if (!std::regex_match(line, event))
+            throw config::config_error(
+                config::origin{file, n, 1}, "--guest-kprobes",
+                "not a kprobe event line (p[:[GROUP/]EVENT] SYMBOL [ARGS] or r[:[GROUP/]EVENT] "
+                "SYMBOL [ARGS])");
+        text += line + "\n";
+    }
+    if (text.empty())
+        throw config::config_error(config::origin{file, 0, 0}, "--guest-kprobes",
+                                   "the file has no kprobe event line");
+    return text;
+}
 
 // "ctxt N" of /proc/stat.
 std::uint64_t ctxt(const std::string& stat) {
@@ -147,6 +175,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         r.start_sh = "true\n";
     else
         r = make_guest_run(e, g);
+    if (!s.kprobes_file.empty()) r.files.emplace_back("kprobe_events", read_kprobe_events(s.kprobes_file));
     std::vector<std::string> notes;
     out << "twin: " << e.platform.name << ", " << g.num_cpus() << " CPUs (-smp sockets=" << g.sockets
         << ",dies=" << g.dies << ",cores=" << g.cores << ",threads=" << g.threads << ", "
@@ -181,6 +210,10 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         }
     }
 
+    if (const std::string refused = read_if(twin_dir / "kprobes_refused.txt"); !refused.empty())
+        throw twin_failure("the guest kernel refused the kprobe event '" +
+                           refused.substr(0, refused.find('\n')) + "' of " + s.kprobes_file +
+                           " (tracefs' error_log: twin/kprobes_error_log.txt)");
     topology_comparison topo;
     try {
         topo = compare_topology(twin_dir.string(), e.platform, g, e.kernel.kernel);

@@ -36,6 +36,9 @@ struct twin_settings {
     unsigned run_timeout_s = 3600;
     unsigned trace_buffer_kb = 32768;
     std::string append; // more guest kernel command line
+    // A file of kprobe events (tracefs kprobe_events lines; '#' comments and blank lines skipped) the
+    // guest adds and enables before the run, so that their events land in its trace.txt; "" = none.
+    std::string kprobes_file;
     bool topology_only = false;
     unsigned guest_retries = 2; // boots again after a guest hang (qemu_guest.h)
     // The model's second run slowed to the guest's speed (platforms/time_dilation.h): < 0 measures the

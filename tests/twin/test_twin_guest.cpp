@@ -78,7 +78,11 @@ TEST_CASE("a twin hackbench run completes, with every row and consistent guest c
         << "[   28.360952] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [swapper/1:0]\n"
         << "[   28.380833] watchdog: BUG: soft lockup - CPU#2 stuck for 26s! [swapper/2:0]\n"
         << "[   48.328875] watchdog: BUG: soft lockup - CPU#0 stuck for 45s! [swapper/0:0]\n";
-    const auto r = test::run_cli(std::string(hackbench) + " --out " + dir + " -- hackbench -p -g 1 -l 200");
+    // With the placement probes of bench/twin (--guest-kprobes): their events land in the guest's trace
+    // beside the sched events, and the comparison reads past them.
+    const auto r =
+        test::run_cli(std::string(hackbench) + " --out " + dir + " --guest-kprobes " + WARMSCHED_SOURCE_DIR +
+                      "/bench/twin/wake-placement.kprobes -- hackbench -p -g 1 -l 200");
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     const std::string console = test::file_text(fs::path(dir) / "twin" / "console.txt");
@@ -112,7 +116,15 @@ TEST_CASE("a twin hackbench run completes, with every row and consistent guest c
     CHECK(traced == rows.at("context switches"));
     CHECK(std::abs(rusage - traced) <= 10); // the roots' few switches before exec (still twin_runner)
     CHECK(cmp.find("lost") == std::string::npos);
-    CHECK(fs::file_size(fs::path(dir) / "twin" / "trace.txt") > 0);
+    const std::string trace = test::file_text(fs::path(dir) / "twin" / "trace.txt");
+    // Every fair wakeup's placement and every wake_affine_weight load, with the probed fields.
+    CHECK(std::regex_search(
+        trace,
+        std::regex(
+            R"(stf: \(select_task_rq_fair\+0x0/0x[0-9a-f]+\) prev=\d+ flags=0x[0-9a-f]+ pflips=\d+ ppid=\d+ cf0=\d+ nr0=\d+ l0=\d+ llc0=4 )")));
+    CHECK(std::regex_search(
+        trace,
+        std::regex(R"(thl: \(select_task_rq_fair\+0x[0-9a-f]+/0x[0-9a-f]+ <- task_h_load\) ret=\d+)")));
     CHECK(fs::exists(fs::path(dir) / "schedstat" / "v15-end.txt")); // the model's files beside it
     fs::remove_all(dir);
 }
@@ -174,4 +186,38 @@ TEST_CASE("the twin refuses what it cannot run, with one line and status 2, befo
     r = test::run_cli("twin --dilate fast -- hackbench");
     CHECK(r.status == 2);
     CHECK(r.err.find("--dilate") != std::string::npos);
+    // --guest-kprobes: a file that is not kprobe_events lines is refused with its line.
+    const fs::path probes =
+        fs::temp_directory_path() / ("warmsched-twin-probes-" + std::to_string(::getpid()));
+    std::ofstream(probes) << "# a comment\n\np:ok/open do_sys_openat2\nprint the open calls\n";
+    r = test::run_cli("twin --guest-kprobes " + probes.string() + " -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: " + probes.string() +
+                       ":4:1: --guest-kprobes: not a kprobe event line (p[:[GROUP/]EVENT] SYMBOL [ARGS] or "
+                       "r[:[GROUP/]EVENT] SYMBOL [ARGS])\n");
+    std::ofstream(probes) << "# only a comment\n";
+    r = test::run_cli("twin --guest-kprobes " + probes.string() + " -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: " + probes.string() + ": --guest-kprobes: the file has no kprobe event line\n");
+    fs::remove(probes);
+    r = test::run_cli("twin --guest-kprobes " + probes.string() + " -- hackbench");
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: <command line>: --guest-kprobes: cannot read " + probes.string() + "\n");
+}
+
+TEST_CASE("a kprobe the guest kernel refuses fails the twin run after the guest, naming the line") {
+    const std::string dir = out_dir("kprobe");
+    const fs::path probes = fs::path(dir + ".kprobes");
+    std::ofstream(probes) << "p:wa/none no_such_kernel_function\n";
+    const auto r = test::run_cli(std::string(hackbench) + " --out " + dir + " --guest-kprobes " +
+                                 probes.string() + " -- hackbench -p -g 1 -l 10");
+    INFO(r.out << r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err ==
+          "error: twin: the guest kernel refused the kprobe event 'p:wa/none no_such_kernel_function' of " +
+              probes.string() + " (tracefs' error_log: twin/kprobes_error_log.txt)\n");
+    CHECK(test::file_text(fs::path(dir) / "twin" / "kprobes_error_log.txt").find("no_such_kernel_function") !=
+          std::string::npos);
+    fs::remove_all(dir);
+    fs::remove(probes);
 }

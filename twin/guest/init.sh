@@ -58,6 +58,17 @@ for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_t
          sched_process_exec sched_process_exit; do
     echo 1 > $T/events/sched/$e/enable
 done
+# --guest-kprobes: each event line is added and enabled; a line the kernel refuses is reported, with
+# tracefs' error_log, and the host fails the run.
+if [ -f /twin/kprobe_events ]; then
+    while IFS= read -r l; do
+        echo "$l" >> $T/kprobe_events 2>/dev/null || echo "$l" >> $O/kprobes_refused.txt
+    done < /twin/kprobe_events
+    [ -f $O/kprobes_refused.txt ] && cat $T/error_log > $O/kprobes_error_log.txt 2>/dev/null
+    sed -n 's/^[pr][^:]*:\([^ ]*\) .*/\1/p' $T/kprobe_events | while read -r e; do
+        echo 1 > $T/events/$e/enable
+    done
+fi
 echo "TWIN: run start $(cut -d' ' -f1 /proc/uptime)"
 cut -d' ' -f1 /proc/uptime > $O/uptime.start
 cat /proc/schedstat > $O/schedstat.start
