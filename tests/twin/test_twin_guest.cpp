@@ -117,14 +117,19 @@ TEST_CASE("a twin hackbench run completes, with every row and consistent guest c
     CHECK(std::abs(rusage - traced) <= 10); // the roots' few switches before exec (still twin_runner)
     CHECK(cmp.find("lost") == std::string::npos);
     const std::string trace = test::file_text(fs::path(dir) / "twin" / "trace.txt");
-    // Every fair wakeup's placement and every wake_affine_weight load, with the probed fields.
+    // Every fair wakeup's placement and every wake_affine_weight load. The file's offsets are those of
+    // the kernel it names: with that kernel, the fields read right (this LLC has 4 CPUs).
     CHECK(std::regex_search(
-        trace,
-        std::regex(
-            R"(stf: \(select_task_rq_fair\+0x0/0x[0-9a-f]+\) prev=\d+ flags=0x[0-9a-f]+ pflips=\d+ ppid=\d+ cf0=\d+ nr0=\d+ l0=\d+ llc0=4 )")));
+        trace, std::regex(R"(stf: \(select_task_rq_fair\+0x0/0x[0-9a-f]+\) prev=\d+ flags=0x)")));
     CHECK(std::regex_search(
         trace,
         std::regex(R"(thl: \(select_task_rq_fair\+0x[0-9a-f]+/0x[0-9a-f]+ <- task_h_load\) ret=\d+)")));
+    if (r.out.find("linux-image-6.1.0-57-cloud-amd64 6.1.192-3") != std::string::npos)
+        CHECK(std::regex_search(trace,
+                                std::regex(R"(stf: .* pflips=\d+ ppid=\d+ cf0=\d+ nr0=\d+ l0=\d+ llc0=4 )")));
+    else
+        WARN("the guest kernel is not the one bench/twin/wake-placement.kprobes was made for: its fields are "
+             "not checked");
     CHECK(fs::exists(fs::path(dir) / "schedstat" / "v15-end.txt")); // the model's files beside it
     fs::remove_all(dir);
 }
