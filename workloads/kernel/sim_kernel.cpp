@@ -184,12 +184,9 @@ void sim_kernel::attach_initial(kernel_task& t, scheduler::group_id g) {
 void sim_kernel::launch() {
     launched_ = true;
     if (launches_.empty()) return;
-    std::vector<op> ops;
-    for (std::size_t i = 0; i < launches_.size(); ++i) {
-        launch_forks_.push_back(std::make_shared<spawn_spec>());
-        launch_forks_.back()->comm = launcher_comm;
-        ops.push_back(op::fork(launch_forks_.back()));
-    }
+    auto fork = std::make_shared<spawn_spec>(); // fork_task gives each fork the next spawned task
+    fork->comm = launcher_comm;
+    std::vector<op> ops(launches_.size(), op::fork(fork));
     spawn_spec sh;
     sh.comm = launcher_comm;
     sh.body = std::make_shared<scripted_program>(std::move(ops), 1); // then it exits
@@ -199,11 +196,8 @@ void sim_kernel::launch() {
 
 kernel_task& sim_kernel::fork_task(kernel_task& parent, const spawn_spec& s) {
     ++forks_;
-    if (&parent == launcher_) { // the child spawn() made for this fork
-        const auto i = std::find_if(launch_forks_.begin(), launch_forks_.end(),
-                                    [&](const auto& f) { return f.get() == &s; }) -
-                       launch_forks_.begin();
-        kernel_task& k = *launches_.at(static_cast<std::size_t>(i));
+    if (&parent == launcher_) { // the next child spawn() made: the launcher forks them in order
+        kernel_task& k = *launches_.at(launches_forked_++);
         k.parent = &parent;
         ++parent.live_children;
         k.created = now();

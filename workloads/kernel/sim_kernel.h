@@ -136,8 +136,8 @@ private:
     void launch();
 
     bool launched_ = false;
-    std::vector<kernel_task*> launches_;                    // spawned, for the launcher to fork
-    std::vector<std::shared_ptr<spawn_spec>> launch_forks_; // the launcher's fork of each, in order
+    std::vector<kernel_task*> launches_; // spawned, for the launcher to fork, in order
+    std::size_t launches_forked_ = 0;
     kernel_task* launcher_ = nullptr;
 
     models::machine& m_;
