@@ -13,8 +13,6 @@
 #include <regex>
 #include <sstream>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using warmsched::test::run_cli;
 
@@ -23,7 +21,7 @@ using warmsched::test::file_text;
 namespace {
 
 fs::path temp(const std::string& name) {
-    return fs::temp_directory_path() / ("warmsched-cgrun-" + std::to_string(::getpid()) + "-" + name);
+    return warmsched::test::temp_path("cgrun", name);
 }
 
 // cpu.stat read the way a monitoring script reads it: "key value" lines, in the kernel's order.

@@ -16,8 +16,6 @@
 #include <map>
 #include <regex>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using warmsched::test::file_text;
 using warmsched::test::run_cli;
@@ -27,7 +25,7 @@ using warmsched::test::throttled_pair_experiment;
 namespace {
 
 fs::path temp(const std::string& name) {
-    return fs::temp_directory_path() / ("warmsched-window-" + std::to_string(::getpid()) + "-" + name);
+    return warmsched::test::temp_path("window", name);
 }
 
 // cpu.stat's "key value" lines.

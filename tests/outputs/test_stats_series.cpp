@@ -16,8 +16,6 @@
 #include <sstream>
 #include <vector>
 
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 using warmsched::test::file_text;
 using warmsched::test::run_cli;
@@ -27,7 +25,7 @@ using warmsched::test::throttled_pair_experiment;
 namespace {
 
 fs::path temp(const std::string& name) {
-    return fs::temp_directory_path() / ("warmsched-series-" + std::to_string(::getpid()) + "-" + name);
+    return warmsched::test::temp_path("series", name);
 }
 
 // stats-series.csv as columns by name (its stat names have no commas or quotes).

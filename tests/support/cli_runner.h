@@ -20,6 +20,12 @@
 
 namespace warmsched::test {
 
+// A path in the temporary directory for this test process: warmsched-TAG-PID-NAME.
+inline std::filesystem::path temp_path(const std::string& tag, const std::string& name) {
+    return std::filesystem::temp_directory_path() /
+           ("warmsched-" + tag + "-" + std::to_string(::getpid()) + "-" + name);
+}
+
 struct cli_result {
     int status = -1; // exit status (-1: killed by a signal)
     std::string out, err;
