@@ -1,5 +1,6 @@
 // Experiment reading and running; see experiment.h.
 #include "sim/experiment.h"
+#include "base/files/output_file.h"
 
 #include <sstream>
 
@@ -248,12 +249,13 @@ int run_experiment(const experiment& e, const std::string& final_dir, std::ostre
     if (!e.workloads.empty()) return run_workloads(e, final_dir, out, replace);
     results_dir results(final_dir, replace);
     const std::string& out_dir = results.writing();
-    {
-        std::ofstream cfg(fs::path(out_dir) / "config.yaml");
+    results.write_files([&] {
+        base::output_file cfg((fs::path(out_dir) / "config.yaml").string());
         cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
             << "# Experiment: " << e.source << "\n"
             << e.resolved.to_yaml();
-    }
+        cfg.close();
+    });
     models::machine_options mo;
     mo.seed = e.seed;
     mo.quantum_ps = e.quantum_ps;
@@ -263,15 +265,16 @@ int run_experiment(const experiment& e, const std::string& final_dir, std::ostre
     suite.start();
     models::run_simulation();
     suite.report(out);
-    std::ofstream report(fs::path(out_dir) / "report.txt");
-    suite.report(report);
-    for (const char* probe : {"latency", "c2c", "bandwidth", "migrate"}) {
-        std::ofstream csv(fs::path(out_dir) / (std::string(probe) + ".csv"));
-        if (!suite.report_csv(probe, csv)) {
-            csv.close();
-            fs::remove(fs::path(out_dir) / (std::string(probe) + ".csv"));
+    results.write_files([&] {
+        base::output_file report((fs::path(out_dir) / "report.txt").string());
+        suite.report(report);
+        report.close();
+        for (const char* probe : {"latency", "c2c", "bandwidth", "migrate"}) {
+            std::ostringstream csv;
+            if (suite.report_csv(probe, csv))
+                base::write_file((fs::path(out_dir) / (std::string(probe) + ".csv")).string(), csv.str());
         }
-    }
+    });
     results.commit();
     out << "results: " << final_dir << " (config.yaml, report.txt, one CSV per probe)\n";
     return 0;

@@ -1,5 +1,6 @@
 // Reading the kernel section; see kernel_config.h.
 #include "sim/kernel_config.h"
+#include "base/files/input_file.h"
 
 #include "scheduler/core/sched_sysctl.h"
 #include "scheduler/ext/policy_loader.h"
@@ -78,6 +79,7 @@ scheduler::sched_config read_kernel_config(config::config_reader& r, unsigned nc
     if (policy != "none") {
         try {
             c.ext.policy = scheduler::load_policy(policy);
+            base::note_input_file(scheduler::policy_path(policy)); // --force keeps away from it
         } catch (const scheduler::policy_load_error& e) {
             r.error("policy", e.what());
         }

@@ -1,5 +1,6 @@
 // warmsched command line: platforms, topology, import, probe, run. User errors (bad configuration, bad options)
 // print one line each and exit with status 2; nothing a user types should crash the program.
+#include "base/files/output_file.h"
 #include "models/common/run_simulation.h"
 #include "models/system/machine.h"
 #include "platforms/config/config_error.h"
@@ -28,7 +29,10 @@
 #include <algorithm>
 #include <systemc>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -477,9 +481,7 @@ int sc_main(int argc_all, char* argv_all[]) {
             if (import_output.empty()) {
                 std::cout << yaml;
             } else {
-                std::ofstream f(import_output);
-                if (!(f << yaml))
-                    throw config::config_error(config::origin{import_output, 0, 0}, "", "cannot write file");
+                base::write_file(import_output, yaml);
             }
             return 0;
         }
@@ -626,6 +628,18 @@ int sc_main(int argc_all, char* argv_all[]) {
     } catch (const twin::twin_failure& e) { // the guest failed: the run's fault, not the input's
         std::cerr << "error: twin: " << e.what() << "\n";
         return 1;
+    } catch (const base::write_error& e) { // the disk, not the input: no results directory is left complete
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::filesystem::filesystem_error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of memory\n";
+        return 1;
+    } catch (const std::exception& e) { // our bug (a panic, not the user's error): one line, not SystemC's E549
+        std::cerr << "error: internal error (a bug of warmsched; please report it): " << e.what() << "\n";
+        return 1;
     }
     return 0;
 }
@@ -634,5 +648,19 @@ int sc_main(int argc_all, char* argv_all[]) {
 // SystemC run sc_main.
 int main(int argc, char* argv[]) {
     ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-    return sc_core::sc_elab_and_sim(argc, argv);
+    // What goes to stdout must arrive: std::cout writes through a checked buffer (flushed at every output
+    // on a terminal), and a write error -- `warmsched import x.xml > /dev/full`, a full disk -- is an error
+    // with its errno, not a success.
+    base::output_file checked_stdout(STDOUT_FILENO, "standard output");
+    std::streambuf* const stdio_buf = std::cout.rdbuf(checked_stdout.rdbuf());
+    if (::isatty(STDOUT_FILENO)) std::cout << std::unitbuf;
+    int rc = sc_core::sc_elab_and_sim(argc, argv);
+    try {
+        checked_stdout.close();
+    } catch (const base::write_error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        if (rc == 0) rc = 1;
+    }
+    std::cout.rdbuf(stdio_buf);
+    return rc;
 }

@@ -1,6 +1,7 @@
 // Repeated seeds of one configuration, forked children, several at a time; see repeated_runs.h.
 #include "sim/repeated_runs.h"
 
+#include "base/files/output_file.h"
 #include "platforms/config/config_error.h"
 #include "sim/experiment.h"
 #include "sim/file_text.h"
@@ -92,10 +93,12 @@ std::string seed_list(const std::vector<std::uint64_t>& seeds) {
     throw config::config_error(std::vector<std::string>{what});
 }
 
-// Makes DIR ready: absent or empty, cleared (--force), or kept (--resume, each kept seed checked against
-// this configuration). Removes what killed runs left (seed-<s>.partial-<pid>). Returns the runs to skip.
+// Makes DIR ready: absent or empty, replaced (--force: the old one renamed aside to `aside`, which the
+// caller deletes once the runs are done), or kept (--resume: each kept seed checked against this
+// configuration, and its files against its manifest; an incomplete one is run again). Removes what killed
+// runs left (seed-<s>.partial-<pid>). Returns the runs to skip.
 std::vector<bool> prepare_dir(const std::string& dir, const std::vector<experiment>& runs,
-                              const repeat_options& o) {
+                              const repeat_options& o, std::string& aside, std::ostream& out) {
     std::vector<bool> keep(runs.size(), false);
     std::error_code ec;
     if (o.resume && fs::is_directory(dir, ec)) {
@@ -107,7 +110,7 @@ std::vector<bool> prepare_dir(const std::string& dir, const std::vector<experime
                 fs::remove_all(entry.path(), ec);
                 continue;
             }
-            if (name != "repeat.yaml" && !ours.count(name))
+            if (name != "repeat.yaml" && name != results_manifest && !ours.count(name))
                 fail("--resume: " + entry.path().string() + " is not one of this run's seeds (" +
                      seed_list([&] {
                          std::vector<std::uint64_t> v;
@@ -129,26 +132,38 @@ std::vector<bool> prepare_dir(const std::string& dir, const std::vector<experime
                 fail("--resume: " + seed.string() + " was run with another configuration (its config.yaml has '" +
                      la + "' where this run has '" + lb + "'); use --force to start again");
             }
+            if (const std::string problem = results_problem(seed.string()); !problem.empty()) {
+                out << "=== seed " << runs[i].seed << " === incomplete in " << seed.string() << " (" << problem
+                    << "): run again\n";
+                fs::remove_all(seed, ec);
+                if (ec) fail("--resume: " + seed.string() + " cannot be removed: " + ec.message());
+                continue;
+            }
             keep[i] = true;
         }
     } else {
         results_dir::check_usable(dir, o.replace, "--out");
-        if (o.replace) fs::remove_all(dir, ec);
+        if (o.replace && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec)) {
+            // The old runs stay until the new ones are done (results_dir.h).
+            aside = dir + ".replaced-" + std::to_string(::getpid());
+            fs::remove_all(aside, ec);
+            fs::rename(dir, aside, ec);
+            if (ec) fail("--out " + dir + ": cannot be moved aside to be replaced: " + ec.message());
+        }
     }
-    fs::create_directories(dir, ec);
-    if (ec) fail("--out " + dir + ": cannot be written: " + ec.message());
+    base::make_directories(dir);
     std::vector<std::uint64_t> seeds;
     for (const auto& e : runs) seeds.push_back(e.seed);
     {
         const fs::path tmp = fs::path(dir) / ".repeat.yaml.tmp";
-        std::ofstream f(tmp);
-        f << "# warmsched run --repeat: the seeds this directory holds once every run is complete\n"
-          << "seeds: [" << seed_list(seeds) << "]\n";
-        f.close();
-        if (!f) fail("--out " + dir + ": cannot be written");
+        base::write_file(tmp.string(), "# warmsched run --repeat: the seeds this directory holds once every run is "
+                                       "complete\nseeds: [" + seed_list(seeds) + "]\n");
         fs::rename(tmp, fs::path(dir) / "repeat.yaml", ec);
-        if (ec) fail("--out " + dir + ": cannot be written: " + ec.message());
+        if (ec) throw base::write_error(dir + "/repeat.yaml", ec.value());
     }
+    // A manifest from the start marks the directory as warmsched's (--force may replace it, even
+    // unfinished); once every seed is complete it lists them all.
+    write_results_manifest(dir);
     return keep;
 }
 } // namespace
@@ -181,7 +196,8 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
         ov.push_back("seed=" + std::to_string(o.first_seed + i));
         runs.push_back(read_experiment(file, ov, command));
     }
-    const std::vector<bool> keep = prepare_dir(out_dir, runs, o);
+    std::string aside;
+    const std::vector<bool> keep = prepare_dir(out_dir, runs, o, aside, out);
     const unsigned jobs = std::max(1u, std::min(o.jobs, o.repeat));
     const bool buffered = jobs > 1;
     std::map<pid_t, child_run> running;
@@ -221,6 +237,9 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
             } catch (const config::config_error& x) {
                 for (const auto& line : x.lines()) std::cerr << "error: " << line << "\n";
                 rc = 2;
+            } catch (const base::write_error& x) {
+                std::cerr << "error: " << x.what() << "\n";
+                rc = 1;
             } catch (const std::exception& x) {
                 std::cerr << "error: " << x.what() << "\n";
                 rc = 2;
@@ -299,6 +318,11 @@ int run_repeated(const std::string& file, const std::vector<std::string>& overri
     if (rc < 0) {
         print_ready();
         rc = worst;
+    }
+    if (rc == 0) write_results_manifest(out_dir); // every seed complete: the manifest lists them all
+    if (!aside.empty()) {
+        std::error_code ec;
+        fs::remove_all(aside, ec); // the replaced runs, now that the new ones are in place
     }
     return rc;
 }

@@ -1,6 +1,7 @@
 // Workload runs; see workload_run.h.
 #include "sim/workload_run.h"
 
+#include "base/files/output_file.h"
 #include "base/stats/stats_series.h"
 #include "base/stats/stats_window.h"
 #include "base/stats/stats_writers.h"
@@ -222,65 +223,81 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                   wall_s > 0 ? sim_s / wall_s : 0.0);
     std::cerr << speed;
 
-    {
-        std::ofstream cfg(fs::path(out_dir) / "config.yaml");
-        cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
-            << (command_line().empty() ? "" : "# Command line: " + command_line() + "\n")
-            << "# Experiment: " << e.source
-            << (e.workloads_from_command_line ? " (its workloads replaced by the command line after --)" : "")
-            << "\n"
-            << e.resolved.to_yaml();
-    }
-    std::ofstream(fs::path(out_dir) / "report.txt") << report.str() << summary.str();
-    {
-        std::ofstream txt(fs::path(out_dir) / "stats.txt");
-        stats::write_text(txt, registry);
-        std::ofstream json(fs::path(out_dir) / "stats.json");
-        stats::write_json(json, registry, run_provenance(e));
-    }
-    if (e.stats_period_ns) {
-        std::ofstream csv(fs::path(out_dir) / "stats-series.csv");
-        series.write_csv(csv);
-    }
-    write_schedstat_dir(out_dir, *schedstat_start, k);
-    if (cgroups) // cgroup/<path>/cpu.stat (and cpu.stat.start after a warm-up)
-        write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
-    {
-        std::ofstream rj(fs::path(out_dir) / "report.json");
-        write_report_json(rj, outputs, run_provenance(e));
-    }
-    if (k.migration_costs()) {
-        std::ofstream mj(fs::path(out_dir) / "migration_report.json");
-        write_migration_report_json(mj, kernel_stats, run_provenance(e));
-    }
+    // Every file is written checked (base/files/output_file.h): a full disk ends the run with exit 1 and
+    // the partial directory removed, never a cut file in a directory that looks complete.
+    auto file = [&](const char* name) { return (fs::path(out_dir) / name).string(); };
     std::string files;
-    if (trace && e.trace.ftrace) {
-        std::ofstream tf(fs::path(out_dir) / "trace.txt");
-        write_ftrace_text(tf, *trace);
-        files += ", trace.txt";
-    }
-    if (timeline && e.trace.enabled && e.trace.chrome) {
-        std::ofstream tj(fs::path(out_dir) / "trace.json");
-        write_chrome_trace(tj, *timeline, run_provenance(e));
-        files += ", trace.json";
-    }
-    if (perfetto) {
-        std::ofstream pf(fs::path(out_dir) / "trace.perfetto-trace", std::ios::binary);
-        write_perfetto_trace(pf, *trace, *timeline, k.uname_release());
-        files += ", trace.perfetto-trace";
-    }
-    if (timeline && e.trace.vcd) {
-        std::ofstream vcd(fs::path(out_dir) / "trace.vcd");
-        write_vcd(vcd, *timeline);
-        std::ofstream filter(fs::path(out_dir) / "trace.vcd.filter");
-        write_gtkwave_translate_filter(filter, *timeline);
-        files += ", trace.vcd, trace.vcd.filter";
-    }
-    if (timeline && e.plot) {
-        write_timeline_data(out_dir, *timeline);
-        files += ", plots/";
-    }
-    for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
+    results.write_files([&] {
+        {
+            base::output_file cfg(file("config.yaml"));
+            cfg << "# Fully resolved configuration of this run (every parameter, defaults included).\n"
+                << (command_line().empty() ? "" : "# Command line: " + command_line() + "\n")
+                << "# Experiment: " << e.source
+                << (e.workloads_from_command_line ? " (its workloads replaced by the command line after --)" : "")
+                << "\n"
+                << e.resolved.to_yaml();
+            cfg.close();
+        }
+        base::write_file(file("report.txt"), report.str() + summary.str());
+        {
+            base::output_file txt(file("stats.txt"));
+            stats::write_text(txt, registry);
+            txt.close();
+            base::output_file json(file("stats.json"));
+            stats::write_json(json, registry, run_provenance(e));
+            json.close();
+        }
+        if (e.stats_period_ns) {
+            base::output_file csv(file("stats-series.csv"));
+            series.write_csv(csv);
+            csv.close();
+        }
+        write_schedstat_dir(out_dir, *schedstat_start, k);
+        if (cgroups) // cgroup/<path>/cpu.stat (and cpu.stat.start after a warm-up)
+            write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
+        {
+            base::output_file rj(file("report.json"));
+            write_report_json(rj, outputs, run_provenance(e));
+            rj.close();
+        }
+        if (k.migration_costs()) {
+            base::output_file mj(file("migration_report.json"));
+            write_migration_report_json(mj, kernel_stats, run_provenance(e));
+            mj.close();
+        }
+        if (trace && e.trace.ftrace) {
+            base::output_file tf(file("trace.txt"));
+            write_ftrace_text(tf, *trace);
+            tf.close();
+            files += ", trace.txt";
+        }
+        if (timeline && e.trace.enabled && e.trace.chrome) {
+            base::output_file tj(file("trace.json"));
+            write_chrome_trace(tj, *timeline, run_provenance(e));
+            tj.close();
+            files += ", trace.json";
+        }
+        if (perfetto) {
+            base::output_file pf(file("trace.perfetto-trace"));
+            write_perfetto_trace(pf, *trace, *timeline, k.uname_release());
+            pf.close();
+            files += ", trace.perfetto-trace";
+        }
+        if (timeline && e.trace.vcd) {
+            base::output_file vcd(file("trace.vcd"));
+            write_vcd(vcd, *timeline);
+            vcd.close();
+            base::output_file filter(file("trace.vcd.filter"));
+            write_gtkwave_translate_filter(filter, *timeline);
+            filter.close();
+            files += ", trace.vcd, trace.vcd.filter";
+        }
+        if (timeline && e.plot) {
+            write_timeline_data(out_dir, *timeline);
+            files += ", plots/";
+        }
+        for (const auto& w : ws) w.w->write_files(out_dir); // the tools' own files (rt-app's thread logs)
+    });
     results.commit();
     out << "results: " << final_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
         << (k.migration_costs() ? "migration_report.json, " : "")

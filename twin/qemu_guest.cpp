@@ -1,5 +1,6 @@
 // Running the twin's QEMU guest; see qemu_guest.h.
 #include "twin/qemu_guest.h"
+#include "base/files/output_file.h"
 
 #include "sim/file_text.h"
 #include "twin/child_process.h"
@@ -65,14 +66,14 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     if (!on_path(qemu)) throw twin_failure(qemu + " is not installed: run `make deps`");
     if (!fs::is_regular_file(runner_binary()))
         throw twin_failure(runner_binary() + " is missing: build the project (make build)");
-    fs::create_directories(twin_dir);
+    base::make_directories(twin_dir);
     const fs::path work = fs::path(twin_dir) / ".guest";
     fs::remove_all(work);
-    fs::create_directories(work / "run" / "files");
+    base::make_directories((work / "run" / "files").string());
 
-    std::ofstream(work / "run" / "setup.sh") << r.setup_sh;
-    std::ofstream(work / "run" / "start.sh") << r.start_sh;
-    std::ofstream(work / "run" / "trace_buffer_kb") << o.trace_buffer_kb << "\n";
+    base::write_file((work / "run" / "setup.sh").string(), r.setup_sh);
+    base::write_file((work / "run" / "start.sh").string(), r.start_sh);
+    base::write_file((work / "run" / "trace_buffer_kb").string(), std::to_string(o.trace_buffer_kb) + "\n");
     for (const auto& [from, name] : r.inputs) {
         std::error_code ec;
         fs::copy_file(from, work / "run" / "files" / name, fs::copy_options::overwrite_existing, ec);
@@ -80,8 +81,8 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
     }
     for (const auto& [path, text] : r.files) {
         const fs::path f = work / "run" / path;
-        fs::create_directories(f.parent_path());
-        std::ofstream(f) << text;
+        base::make_directories(f.parent_path().string());
+        base::write_file(f.string(), text);
     }
     const std::string initrd = (work / "initrd.gz").string();
     std::vector<std::string> pack = {"sh", guest_scripts_dir() + "/make-initramfs.sh", initrd,
@@ -109,7 +110,7 @@ guest_times run_guest(const guest_machine& g, const guest_run& r, const guest_op
         argv.push_back(a);
     guest_times t;
     for (const auto& a : argv) t.qemu_command += (t.qemu_command.empty() ? "" : " ") + shell_quote(a);
-    std::ofstream(fs::path(twin_dir) / "qemu.cmd") << t.qemu_command << "\n";
+    base::write_file((fs::path(twin_dir) / "qemu.cmd").string(), t.qemu_command + "\n");
 
     log << "twin: booting " << o.kernel.package << " on " << g.num_cpus() << " vCPUs (QEMU TCG)\n";
     const auto start = clock::now();

@@ -1,5 +1,6 @@
 // The twin's side-by-side table; see twin_report.h.
 #include "twin/twin_report.h"
+#include "base/files/output_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -245,7 +246,7 @@ void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
         j["rows"].push_back(x);
     }
     j["notes"] = notes;
-    std::ofstream(path) << j.dump(2) << "\n";
+    base::write_file(path, j.dump(2) + "\n");
 }
 
 } // namespace warmsched::twin

@@ -1,5 +1,6 @@
 // `warmsched twin`; see twin_run.h.
 #include "twin/twin_run.h"
+#include "base/files/output_file.h"
 
 #include "platforms/config/config_error.h"
 #include "sim/file_text.h"
@@ -222,7 +223,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     }
     std::ostringstream topology_text;
     print_topology_comparison(topology_text, topo);
-    std::ofstream(twin_dir / "topology.txt") << topology_text.str();
+    base::write_file((twin_dir / "topology.txt").string(), topology_text.str());
     if (s.topology_only) {
         out << topology_text.str() << "results: " << twin_dir.string() << "\n";
         return topo.differences.empty() ? 0 : 1;
@@ -367,7 +368,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     print_rows(table, rows, dilated ? k : 0);
     for (const auto& n : notes) table << "note: " << n << "\n";
     out << table.str();
-    std::ofstream(twin_dir / "comparison.txt") << table.str();
+    base::write_file((twin_dir / "comparison.txt").string(), table.str());
     write_rows_json((twin_dir / "comparison.json").string(), rows, dilated ? k : 0, notes);
     out << "results: " << dir << " (the model's files), " << twin_dir.string()
         << " (the guest's: schedstat, trace.txt, domains, console.txt, comparison.txt, comparison.json)\n";

@@ -5,12 +5,19 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace warmsched::base {
 namespace fs = std::filesystem;
 
 namespace {
+std::mutex inputs_mutex;
+std::vector<std::string>& inputs() {
+    static std::vector<std::string> v;
+    return v;
+}
+
 const char* kind_name(fs::file_type t) {
     switch (t) {
     case fs::file_type::directory: return "a directory";
@@ -49,7 +56,24 @@ std::optional<std::string> read_input_file(const std::string& path, std::string&
     }
     std::ostringstream text;
     text << in.rdbuf();
+    note_input_file(path);
     return text.str();
+}
+
+void note_input_file(const std::string& path) {
+    std::error_code ec;
+    std::string canonical = fs::weakly_canonical(fs::absolute(path, ec), ec).string();
+    if (ec) canonical = path;
+    const std::lock_guard<std::mutex> lock(inputs_mutex);
+    auto& v = inputs();
+    for (const auto& p : v)
+        if (p == canonical) return;
+    v.push_back(std::move(canonical));
+}
+
+std::vector<std::string> input_files_read() {
+    const std::lock_guard<std::mutex> lock(inputs_mutex);
+    return inputs();
 }
 
 } // namespace warmsched::base

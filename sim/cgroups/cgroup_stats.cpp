@@ -1,5 +1,6 @@
 // cpu.stat files, summary table and stats.txt lines; see cgroup_stats.h.
 #include "sim/cgroups/cgroup_stats.h"
+#include "base/files/output_file.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -73,15 +74,18 @@ std::string cpu_stat_path(const std::string& out_dir, const std::string& group_p
 void write_cpu_stat_files(const std::string& out_dir, const cgroup_report& r, const cgroup_report* at_start) {
     for (group_id g = 0; g < r.tree.groups.size(); ++g) {
         const fs::path file = cpu_stat_path(out_dir, r.tree.groups[g].path);
-        fs::create_directories(file.parent_path());
-        std::ofstream out(file);
+        base::make_directories(file.parent_path().string());
+        base::output_file out(file.string());
         write_cpu_stat(out, r.stats[g]);
+        out.close();
         if (at_start) {
-            std::ofstream start(file.string() + ".start");
+            base::output_file start(file.string() + ".start");
             write_cpu_stat(start, at_start->stats[g]);
+            start.close();
         }
-        std::ofstream threads(file.parent_path() / "cgroup.threads");
+        base::output_file threads((file.parent_path() / "cgroup.threads").string());
         for (int pid : r.threads[g]) threads << pid << "\n";
+        threads.close();
     }
 }
 

@@ -176,6 +176,12 @@ std::vector<std::string> runs_of(const std::string& dir) {
             fail(dir, "neither a results directory (stats.json) nor a --repeat directory (seed-*/)");
         out.push_back(dir);
     }
+    // A run's files must be those its manifest lists (results_dir.h); a directory of a warmsched from before
+    // the manifest has none and is read as it is.
+    for (const auto& run : out)
+        if (has_results_manifest(run))
+            if (const std::string problem = results_problem(run); !problem.empty())
+                fail(run, "damaged or incomplete: " + problem);
     return out;
 }
 

@@ -1,5 +1,6 @@
 // /proc/schedstat and /proc/<pid>/{sched,schedstat} writers; see schedstat_writer.h.
 #include "sim/outputs/schedstat_writer.h"
+#include "base/files/output_file.h"
 
 #include "workloads/kernel/sim_kernel.h"
 
@@ -167,24 +168,26 @@ void write_schedstat_dir(const std::string& dir, const schedstat_snapshot& start
                          const workloads::sim_kernel& k) {
     namespace fs = std::filesystem;
     const fs::path d = fs::path(dir) / "schedstat";
-    fs::create_directories(d);
+    base::make_directories(d.string());
     std::vector<unsigned> versions;
     for (const auto& [v, text] : start.text) versions.push_back(v);
     const schedstat_snapshot end = take_schedstat(k.sched(), k.now(), versions);
     for (unsigned v : versions) {
-        std::ofstream(d / ("v" + std::to_string(v) + "-start.txt")) << start.text.at(v);
-        std::ofstream(d / ("v" + std::to_string(v) + "-end.txt")) << end.text.at(v);
+        base::write_file((d / ("v" + std::to_string(v) + "-start.txt")).string(), start.text.at(v));
+        base::write_file((d / ("v" + std::to_string(v) + "-end.txt")).string(), end.text.at(v));
     }
     std::map<int, unsigned> threads; // live tasks per tgid
     for (const auto& t : k.tasks())
         if (t->t.state != scheduler::task_state::dead) ++threads[t->t.tgid];
     for (const auto& t : k.tasks()) {
         const fs::path p = d / std::to_string(t->t.pid);
-        fs::create_directories(p);
-        std::ofstream sched(p / "sched");
+        base::make_directories(p.string());
+        base::output_file sched((p / "sched").string());
         write_proc_pid_sched(sched, t->t, std::max(1u, threads[t->t.tgid]));
-        std::ofstream ss(p / "schedstat");
+        sched.close();
+        base::output_file ss((p / "schedstat").string());
         write_proc_pid_schedstat(ss, t->t);
+        ss.close();
     }
 }
 

@@ -1,5 +1,6 @@
 // gnuplot plots of a run and of a sweep; see run_plots.h.
 #include "sim/plots/run_plots.h"
+#include "base/files/output_file.h"
 
 #include "platforms/config/config_error.h"
 #include "sim/compare/run_metrics.h"
@@ -116,7 +117,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     if (find_gnuplot().empty())
         fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
     const fs::path plots = fs::path(dir) / "plots";
-    fs::create_directories(plots);
+    base::make_directories(plots.string());
     std::vector<std::string> drawn;
     const std::string plots_dir = plots.string();
 
@@ -160,7 +161,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
             std::smatch m;
             if (std::regex_match(name, m, access)) cpu[std::stoul(m[1].str())][m[2].str()] = v;
         }
-        std::ofstream dat(plots / "miss_rates.dat");
+        base::output_file dat((plots / "miss_rates.dat").string());
         dat << "cpu \"L1d\" \"L2\" \"L3\"\n";
         std::map<std::string, double> all;
         auto row = [&](const std::string& label, std::map<std::string, double>& a) {
@@ -195,7 +196,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     }
     const auto latencies = latency_percentiles(file_text(fs::path(dir) / "report.txt"));
     if (!latencies.empty()) {
-        std::ofstream dat(plots / "latency.dat");
+        base::output_file dat((plots / "latency.dat").string());
         for (const auto& s : latencies) {
             dat << "# " << s.title << "\npercentile latency\n";
             for (const auto& [p, v] : s.points) dat << p << " " << v << "\n";
@@ -215,7 +216,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     }
     const auto hist = cyclictest_histogram(file_text(fs::path(dir) / "report.txt"));
     if (!hist.empty()) {
-        std::ofstream dat(plots / "latency_histogram.dat");
+        base::output_file dat((plots / "latency_histogram.dat").string());
         const std::size_t threads = hist.front().size() - 1;
         dat << "us";
         for (std::size_t t = 0; t < threads; ++t) dat << " \"T:" << t << "\"";
@@ -290,9 +291,9 @@ void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::str
             variants.push_back(p.variant);
         lines[p.variant].emplace_back(p.x, summarize(p.values));
     }
-    fs::create_directories(out_dir);
+    base::make_directories(out_dir);
     {
-        std::ofstream dat(fs::path(out_dir) / "sweep.dat");
+        base::output_file dat((fs::path(out_dir) / "sweep.dat").string());
         for (const auto& name : variants) {
             auto& l = lines[name];
             std::sort(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -300,6 +301,7 @@ void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::str
             for (const auto& [x, s] : l) dat << x << " " << s.amean << " " << s.stddev << "\n";
             dat << "\n\n";
         }
+        dat.close();
     }
     std::string plot = "plot ";
     for (std::size_t i = 0; i < variants.size(); ++i)

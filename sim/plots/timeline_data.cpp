@@ -1,5 +1,6 @@
 // Timeline data files for the plots; see timeline_data.h.
 #include "sim/plots/timeline_data.h"
+#include "base/files/output_file.h"
 
 #include <algorithm>
 #include <array>
@@ -22,16 +23,17 @@ double hue_of(int tgid) {
 
 void write_timeline_data(const std::string& dir, const sched_timeline& t) {
     const fs::path plots = fs::path(dir) / "plots";
-    fs::create_directories(plots);
+    base::make_directories(plots.string());
     char b[160];
     {
-        std::ofstream out(plots / "timeline.dat");
+        base::output_file out((plots / "timeline.dat").string());
         out << "cpu start_ms end_ms pid tgid hue\n";
         for (const auto& s : t.slices()) {
             std::snprintf(b, sizeof b, "%u %.6f %.6f %d %d %.6f\n", s.cpu, static_cast<double>(s.start) / 1e6,
                           static_cast<double>(s.end) / 1e6, s.pid, s.tgid, hue_of(s.tgid));
             out << b;
         }
+        out.close();
     }
     constexpr int bins = 100;
     const scheduler::nsec span = t.end() > t.start() ? t.end() - t.start() : 1;
@@ -40,7 +42,7 @@ void write_timeline_data(const std::string& dir, const sched_timeline& t) {
         const auto i = static_cast<std::size_t>((m.t - t.start()) * bins / span);
         ++count[std::min<std::size_t>(i, bins - 1)][static_cast<std::size_t>(m.distance)];
     }
-    std::ofstream out(plots / "migrations.dat");
+    base::output_file out((plots / "migrations.dat").string());
     out << "time_ms \"SMT sibling\" \"same LLC\" \"other LLC\" \"other node\"\n";
     for (int i = 0; i < bins; ++i) {
         const double mid = static_cast<double>(t.start()) + (i + 0.5) * static_cast<double>(span) / bins;
@@ -48,6 +50,7 @@ void write_timeline_data(const std::string& dir, const sched_timeline& t) {
                       count[i][3]);
         out << b;
     }
+    out.close();
 }
 
 } // namespace warmsched::sim

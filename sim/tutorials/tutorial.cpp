@@ -1,5 +1,6 @@
 // What a tutorial's analysis reads and writes; see tutorial.h.
 #include "sim/tutorials/tutorial.h"
+#include "base/files/output_file.h"
 
 #include "platforms/config/config_error.h"
 #include "platforms/platform_catalog.h"
@@ -119,10 +120,7 @@ double tutorial_context::metric(const std::string& step, const std::string& name
 
 void tutorial_context::write_data(const std::string& file, const std::string& text) const {
     const fs::path p = fs::path(dir_) / "plots" / file;
-    std::ofstream f(p);
-    f << text;
-    f.close();
-    if (!f) fail(p.string() + ": cannot be written");
+    base::write_file(p.string(), text);
 }
 
 std::string tutorial_input(const std::string& name) {

@@ -1,5 +1,6 @@
 // cyclictest; see cyclictest.h.
 #include "workloads/bench/cyclictest.h"
+#include "base/files/output_file.h"
 
 #include "workloads/bench/periodic_timer.h"
 #include "workloads/cli/command_line.h"
@@ -490,8 +491,9 @@ void cyclictest::write_json(std::ostream& out) const {
 
 void cyclictest::write_files(const std::string& dir) const {
     if (o_.json_file.empty()) return;
-    std::ofstream out(std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename());
+    base::output_file out((std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename()).string());
     write_json(out);
+    out.close();
 }
 
 } // namespace warmsched::workloads

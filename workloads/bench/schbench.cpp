@@ -1,5 +1,6 @@
 // schbench; see schbench.h.
 #include "workloads/bench/schbench.h"
+#include "base/files/output_file.h"
 
 #include "workloads/bench/schbench_parts.h"
 
@@ -626,8 +627,9 @@ void schbench::write_json(std::ostream& out) const {
 
 void schbench::write_files(const std::string& dir) const {
     if (o_.json_file.empty() || o_.json_file == "-") return;
-    std::ofstream out(std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename());
+    base::output_file out((std::filesystem::path(dir) / std::filesystem::path(o_.json_file).filename()).string());
     write_json(out);
+    out.close();
 }
 
 } // namespace warmsched::workloads

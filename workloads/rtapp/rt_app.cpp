@@ -1,5 +1,6 @@
 // rt-app; see rt_app.h.
 #include "workloads/rtapp/rt_app.h"
+#include "base/files/output_file.h"
 
 #include "workloads/cli/option_parser.h"
 #include "workloads/kernel/sim_kernel.h"
@@ -207,14 +208,14 @@ void rt_app::write_files(const std::string& dir) const {
     if (w.cfg.global.log_disabled) return;
     namespace fs = std::filesystem;
     for (std::size_t i = 0; i < w.threads.size(); ++i)
-        std::ofstream(fs::path(dir) / log_file_name(static_cast<int>(i)))
-            << log_file_text(static_cast<int>(i));
+        base::write_file((fs::path(dir) / log_file_name(static_cast<int>(i))).string(),
+                         log_file_text(static_cast<int>(i)));
     if (!w.cfg.global.gnuplot) return;
     // rt-app's gnuplot scripts: one per thread (load, run and period of each phase iteration), and one of
     // every thread's period and run.
     const std::string& base = w.cfg.global.log_basename;
     for (const thread_record& r : w.threads) {
-        std::ofstream p(fs::path(dir) / (base + "-" + r.name + ".plot"));
+        base::output_file p((fs::path(dir) / (base + "-" + r.name + ".plot")).string());
         p << "set terminal postscript enhanced color\nset output '" << base << "-" << r.name << ".eps'\n"
           << "set grid\nset key outside right\nset title \"Measured " << r.name << " Loop stats\"\n"
           << "set xlabel \"Loop start time [msec]\"\nset ylabel \"Period/Run Time [usec]\"\n"
@@ -224,9 +225,10 @@ void rt_app::write_files(const std::string& dir) const {
           << "\"" << base << "-" << r.name << ".log\" u ($5/1000000):3 w l title \"run \", "
           << "\"" << base << "-" << r.name << ".log\" u ($5/1000000):4 w l title \"period \" \n"
           << "set terminal wxt\nreplot\n";
+        p.close();
     }
     for (const char* what : {"period", "run"}) {
-        std::ofstream p(fs::path(dir) / (base + "-" + what + ".plot"));
+        base::output_file p((fs::path(dir) / (base + "-" + what + ".plot")).string());
         const bool period = std::string(what) == "period";
         p << "set terminal postscript enhanced color\nset output '" << base << "-" << what << ".eps'\n"
           << "set grid\nset key outside right\nset title \"Measured " << (period ? "time" : "run time")
@@ -241,6 +243,7 @@ void rt_app::write_files(const std::string& dir) const {
               << (i + 1 == w.threads.size() ? "\n" : ", ");
         }
         p << "set terminal wxt\nreplot\n";
+        p.close();
     }
 }
 
