@@ -11,6 +11,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -103,6 +107,18 @@ std::vector<std::vector<double>> cyclictest_histogram(const std::string& report)
     return rows;
 }
 
+// Makes the directory the plots go to; one that cannot be made or written (read-only, no permission) is
+// refused in one line, exit 2, as --out of a run is.
+void plots_dir_of(const std::string& dir) {
+    try {
+        base::make_directories(dir);
+    } catch (const base::write_error& e) {
+        fail(std::string(e.what()) + " (the plots cannot be written there)");
+    }
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        fail(dir + ": " + std::strerror(errno) + " (the plots cannot be written there)");
+}
+
 double value_of(const run_metrics& m, const std::string& name) {
     for (const auto& [k, v] : m)
         if (k == name) return v;
@@ -117,7 +133,7 @@ void plot_run(const std::string& dir, std::ostream& out) {
     if (find_gnuplot().empty())
         fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
     const fs::path plots = fs::path(dir) / "plots";
-    base::make_directories(plots.string());
+    plots_dir_of(plots.string());
     std::vector<std::string> drawn;
     const std::string plots_dir = plots.string();
 
@@ -291,7 +307,7 @@ void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::str
             variants.push_back(p.variant);
         lines[p.variant].emplace_back(p.x, summarize(p.values));
     }
-    base::make_directories(out_dir);
+    plots_dir_of(out_dir);
     {
         base::output_file dat((fs::path(out_dir) / "sweep.dat").string());
         for (const auto& name : variants) {

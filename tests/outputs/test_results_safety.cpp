@@ -363,3 +363,25 @@ TEST_CASE("a write error on standard output is an error, not a success") {
         CHECK(r.err == "error: standard output: No space left on device\n");
     }
 }
+
+TEST_CASE("plot into a directory that cannot be written is one line and exit 2, not an uncaught exception") {
+    const fs::path dir = fresh("plot-ro");
+    REQUIRE(run_cli("run --out " + dir.string() + " -- hackbench -g 1 -l 1").status == 0);
+    const auto proc = run_cli("plot --sweep a:1:" + dir.string() + " --out /proc/warmsched-plots");
+    INFO(proc.err);
+    CHECK(proc.status == 2);
+    CHECK(proc.err == "error: plot: /proc/warmsched-plots: No such file or directory (the plots cannot be written "
+                      "there)\n");
+    // The results directory is root's, and the user nobody may read it but not write in it.
+    const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    if (::geteuid() != 0 || warmsched::test::run_command(nobody + " test -x " + WARMSCHED_BINARY).status != 0) {
+        WARN("not checked: plot into a directory without write permission (needs root to run it as nobody)");
+        return;
+    }
+    const auto r = run_as(nobody, "plot " + dir.string());
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: plot: " + (dir / "plots").string() + ": Permission denied (the plots cannot be written "
+                                                              "there)\n");
+    CHECK(!fs::exists(dir / "plots"));
+}
