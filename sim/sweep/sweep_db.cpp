@@ -1,5 +1,6 @@
 // The sweep's SQLite database; see sweep_db.h.
 #include "sim/sweep/sweep_db.h"
+#include "base/files/output_file.h"
 
 #include "platforms/config/config_error.h"
 
@@ -50,6 +51,14 @@ CREATE TABLE IF NOT EXISTS metrics(run_id TEXT NOT NULL REFERENCES runs(id), nam
   value REAL NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(run_id, name));
 )";
 
+// A full disk or an I/O error writing the database is the machine's failure (exit 1, base::write_error);
+// anything else SQLite refuses is told as the user's error.
+[[noreturn]] void database_failed(sqlite3* db, const std::string& file, const std::string& why) {
+    const int code = sqlite3_errcode(db) & 0xff;
+    if (code == SQLITE_FULL || code == SQLITE_IOERR) throw base::write_error(file, why);
+    throw config::config_error(std::vector<std::string>{file + ": " + why});
+}
+
 // One prepared statement; binds by position, steps, resets.
 class statement {
 public:
@@ -91,9 +100,7 @@ public:
     double real(int col) const { return sqlite3_column_double(st_, col); }
 
 private:
-    [[noreturn]] void failed() {
-        throw config::config_error(std::vector<std::string>{file_ + ": " + sqlite3_errmsg(db_)});
-    }
+    [[noreturn]] void failed() { database_failed(db_, file_, sqlite3_errmsg(db_)); }
     sqlite3* db_;
     sqlite3_stmt* st_ = nullptr;
     std::string file_;
@@ -142,7 +149,7 @@ void sweep_db::exec(const std::string& sql) {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
         const std::string why = msg ? msg : sqlite3_errmsg(db_);
         sqlite3_free(msg);
-        throw config::config_error(std::vector<std::string>{path_ + ": " + why});
+        database_failed(db_, path_, why);
     }
 }
 
