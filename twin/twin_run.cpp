@@ -4,6 +4,7 @@
 
 #include "platforms/config/config_error.h"
 #include "sim/file_text.h"
+#include "sim/results_dir.h"
 #include "twin/child_process.h"
 #include "twin/domain_check.h"
 #include "twin/guest_kernel.h"
@@ -169,7 +170,13 @@ int run_twin(const twin_settings& s, std::ostream& out) {
                                    "the twin runs workloads (give a command after --, or an experiment with "
                                    "workloads:), not the probes");
     const std::string dir = s.out_dir.empty() ? sim::default_results_dir() : s.out_dir;
+    // The twin writes into DIR file by file (the guest's twin/, then the model's files): DIR must be absent,
+    // empty or a directory warmsched wrote (an earlier twin run's), and never `/`, the current directory,
+    // an ancestor of it or a directory holding an input (sim/results_dir.h).
+    sim::results_dir::check_usable(dir, true, "--out");
     const fs::path twin_dir = fs::path(dir) / "twin";
+    base::make_directories(twin_dir.string());
+    sim::write_results_manifest(dir); // DIR is warmsched's from now on, even if the guest never boots
 
     guest_run r; // what the guest runs: checked before anything is booted
     if (s.topology_only)
@@ -225,6 +232,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     print_topology_comparison(topology_text, topo);
     base::write_file((twin_dir / "topology.txt").string(), topology_text.str());
     if (s.topology_only) {
+        sim::write_results_manifest(dir);
         out << topology_text.str() << "results: " << twin_dir.string() << "\n";
         return topo.differences.empty() ? 0 : 1;
     }
@@ -370,6 +378,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
     out << table.str();
     base::write_file((twin_dir / "comparison.txt").string(), table.str());
     write_rows_json((twin_dir / "comparison.json").string(), rows, dilated ? k : 0, notes);
+    sim::write_results_manifest(dir); // every file of both sides
     out << "results: " << dir << " (the model's files), " << twin_dir.string()
         << " (the guest's: schedstat, trace.txt, domains, console.txt, comparison.txt, comparison.json)\n";
     return 0;

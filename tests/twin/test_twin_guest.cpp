@@ -73,6 +73,7 @@ TEST_CASE("a twin hackbench run completes, with every row and consistent guest c
     // DIR holds an earlier twin run's console, of a boot that hung (the twin may run into a directory it
     // wrote before). The new boot's console replaces it: it is not read as this boot's.
     fs::create_directories(fs::path(dir) / "twin");
+    std::ofstream(fs::path(dir) / "manifest.txt") << "# warmsched results: complete. (as the earlier run wrote it)\n";
     std::ofstream(fs::path(dir) / "twin" / "console.txt")
         << "TWIN: booted 1.93 (an earlier run)\n"
         << "[   28.360952] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [swapper/1:0]\n"
