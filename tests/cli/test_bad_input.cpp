@@ -155,3 +155,122 @@ TEST_CASE("compare and plot read malformed files without an exception: numbers p
     CHECK(r.status == 2);
     CHECK(r.err.find("error: ") == 0);
 }
+
+// Issue 41, item 7: limits with holes, and numbers no machine gives printed with exit 0.
+TEST_CASE("coherence latencies, an L1 under a cycle, DRAM under 10ns and a 1 B/s disk are refused") {
+    refused("run -p platform.core.atomic_latency=1s" + hackbench,
+            "core.atomic_latency: a locked read-modify-write of more than 1us is no machine's");
+    refused("probe c2c --platform zen3-5950x -p core.atomic_latency=1s --pairs 0:1",
+            "core.atomic_latency: a locked read-modify-write of more than 1us");
+    refused("probe c2c --platform zen3-5950x -p caches.2.peer_snoop_latency=1s --pairs 0:1",
+            "caches[2].peer_snoop_latency: a snoop of a peer's cache of more than 1us is no machine's");
+    refused("run -p platform.caches.0.latency=0cycles" + hackbench,
+            "platform.caches[0].latency: a cache hit takes at least one core cycle (204ps at core.frequency)");
+    refused("run -p platform.memory.latency=1ps" + hackbench,
+            "platform.memory.latency: a memory latency under 10ns is no DRAM's (row activation and column read alone take ~25ns; got 1ps)");
+    refused("run -p platform.block_device.read_bandwidth=1B/s" + hackbench,
+            "platform.block_device.read_bandwidth: must be between 1MB/s (an SD card or a USB 2.0 stick, the slowest storage in use) and 1PB/s");
+    // The shipped platforms stay inside the bounds (platforms lists every one as valid).
+    const auto listed = run_cli("platforms");
+    CHECK(listed.status == 0);
+    CHECK(listed.out.find("invalid") == std::string::npos);
+}
+
+TEST_CASE("a quantum past 1us changes results and is refused; 1us and 100ns run") {
+    refused("run -p quantum=1s" + hackbench, "quantum: must be between 1ns and 1us");
+    refused("run -p quantum=0.5ns" + hackbench, "quantum: must be between 1ns and 1us");
+    CHECK(run_cli("run --out " + (scratch / "quantum-100ns").string() + " -p quantum=100ns" + hackbench).status == 0);
+}
+
+TEST_CASE("probe arguments that measure nothing are refused: 0 bytes, 0 round trips, a 0B working set, a move to itself") {
+    refused("probe bandwidth --platform zen3-5950x --bytes 0B --cpus 0", "--bytes: '0B' is smaller than the minimum 4KiB");
+    refused("probe c2c --platform zen3-5950x --round-trips 0 --pairs 0:1", "--round-trips: must be 1 to 1048576");
+    refused("probe migrate --platform zen3-5950x --ws 0B", "--ws: '0B' is smaller than the minimum 64B");
+    refused("probe migrate --platform zen3-5950x --from 0 --to 0",
+            "--from/--to: CPU 0 twice: a migration moves the task to another CPU");
+    refused("probe latency --platform zen3-5950x --max-footprint 0B", "--max-footprint: '0B' is smaller than the minimum 64B");
+}
+
+TEST_CASE("pid_max holds for the experiment's workloads together, not for each alone") {
+    // zen3-5950x: pid_max 32768. Each hackbench needs 20001 tasks (250 groups x 80 + 1): alone it fits.
+    const std::string two = file("two-hackbench.yaml", "platform: zen3-5950x\nworkloads:\n"
+                                                       "  - hackbench -g 250 -f 40 -l 1\n"
+                                                       "  - hackbench -g 250 -f 40 -l 1\n");
+    refused("run " + two + " --out " + (scratch / "pid-max").string(),
+            "workloads: the workloads together need 40002 tasks, more than the simulated kernel's pid_max of 32768 on 32 CPUs");
+    CHECK_FALSE(fs::exists(scratch / "pid-max"));
+}
+
+// Issue 41, item 8: what was silently taken.
+TEST_CASE("empty option values are refused, not taken as the default") {
+    refused("run --seed ''" + hackbench, "--seed: an empty value");
+    refused("run --platform ''" + hackbench, "--platform: an empty value");
+    refused("import " + std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/hwloc/Intel-Core-2xXeon-E5345.xml -o ''",
+            "--output: an empty value");
+    refused("run -p platform.name=" + hackbench, "-p platform.name=: platform.name: an empty value");
+    refused("run -p seed=" + hackbench, "an empty value");
+}
+
+TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refused; keys are shown escaped") {
+    const std::string base = "include: " + std::string(WARMSCHED_SOURCE_DIR) + "/configs/platforms/zen3-5950x.yaml\n";
+    refused("run --platform " + file("two-docs.yaml", base + "---\nname: other\n") + hackbench,
+            "two-docs.yaml:3: a second YAML document (after ---)");
+    refused("run --platform " + file("binary.yaml", base + "description: !!binary aGVsbG8=\n") + hackbench,
+            "binary.yaml:2:14: the YAML tag !!binary is not understood");
+    refused("run --platform " + file("custom-tag.yaml", base + "description: !mine x\n") + hackbench,
+            "the YAML tag !mine is not understood");
+    refused("run --platform " + file("latin1.yaml", base + "description: caf\xe9\n") + hackbench,
+            "latin1.yaml:2: invalid UTF-8 (byte 0xe9; save the file as UTF-8)");
+    refused("run -p 'description=caf\xe9'" + hackbench, "invalid UTF-8 (byte 0xe9");
+    // An escape sequence in an unknown key is shown as \x1b, never sent to the terminal.
+    const auto r = run_cli("run --platform " + file("esc-key.yaml", base + "\"\x1b[2Jx\": 1\n") + hackbench + " </dev/null");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("\\x1b[2Jx: unknown key") != std::string::npos);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    // UTF-8 is fine: config.yaml keeps it as written.
+    const fs::path ok = scratch / "utf8-ok";
+    CHECK(run_cli("run --out " + ok.string() + " -p 'description=µs über' -- hackbench -g 1 -l 1").status == 0);
+}
+
+TEST_CASE("two cache levels with one name and a trace format listed twice are refused") {
+    refused("run -p platform.caches.1.name=l1d" + hackbench,
+            "platform.caches[1].name: two cache levels are named 'l1d'");
+    refused("run --trace-format ftrace,ftrace" + hackbench, "trace.formats: 'ftrace' is listed twice in 'ftrace,ftrace'");
+}
+
+TEST_CASE("a trace window that opens after the run: refused before a run with a duration, a warning after one without") {
+    const fs::path out = scratch / "late-window";
+    refused("run --out " + out.string() + " -p duration=10ms --trace-window 0.02:0.03 -- hackbench -g 1 -l 1",
+            "trace.start: the trace window opens at 20ms, after the run ends (duration: 10ms): nothing would be traced");
+    CHECK_FALSE(fs::exists(out));
+    // Without a duration the end is known only after the run: it completes and says so in one line.
+    const auto r = run_cli("run --out " + out.string() + " --trace-window 100:101 -- hackbench -g 1 -l 1");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("warning: trace.start: the trace window never opened (it opens at 100s, the run ended at ") == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(fs::exists(out / "trace.txt"));
+}
+
+// Issue 41, item 11: errors that named the wrong thing or hid the cause.
+TEST_CASE("unclear errors say what is wrong: an empty list entry, a seed past 64 bits, a NUL byte, CR-only lines") {
+    refused("run " + file("empty-entry.yaml", "platform: zen3-5950x\nworkloads:\n  -\n"),
+            "empty-entry.yaml:3:3: workloads.0: an empty entry (a '-' with nothing after it)");
+    refused("run --seed 18446744073709551615" + hackbench, "seed: 18446744073709551615 is out of range [0, 4611686018427387904]");
+    refused("run " + file("nul.yaml", std::string("platform: zen3-5950x\nworkloads: [hackbench -g 1 -l 1]\n\0\n", 56)),
+            "nul.yaml:3: a NUL byte");
+    refused("run " + file("cr-only.yaml", "platform: zen3-5950x\rworkloads: [hackbench -g 1 -l 1]\r"),
+            "cr-only.yaml: CR-only line endings (classic Mac OS): the file reads as one line");
+    // CRLF (Windows) line endings are fine.
+    CHECK(run_cli("run --out " + (scratch / "crlf").string() + " " +
+                  file("crlf.yaml", "platform: zen3-5950x\r\nworkloads: [hackbench -g 1 -l 1]\r\n"))
+              .status == 0);
+}
+
+TEST_CASE("taskset -c takes util-linux's cpulist strides (0-7:2); a stride of 0 is refused") {
+    const fs::path out = scratch / "stride";
+    const auto r = run_cli("run --out " + out.string() + " -- taskset -c 0-7:2 hackbench -g 1 -l 1");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    refused("run -- taskset -c 0-7:0 hackbench -g 1 -l 1", "taskset: failed to parse CPU list: 0-7:0");
+}
