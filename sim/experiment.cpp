@@ -251,7 +251,10 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     const bool any_probe = e.probes.latency || e.probes.c2c || e.probes.bandwidth || e.probes.migrate;
     if (any_probe && !e.workloads.empty())
         r.error("probes", "an experiment runs either workloads or probes, not both");
-    if (!any_probe && e.workloads.empty())
+    // A list whose entries were all refused above has said what is wrong with them.
+    const config::config_node* listed = root.find("workloads");
+    const bool entries_given = listed && listed->is_sequence() && !listed->items().empty();
+    if (!any_probe && e.workloads.empty() && !entries_given)
         r.error("workloads", "nothing to run: give workload command lines (or probes)");
     if (any_probe && e.warmup_ns)
         r.error("warmup", "the probes measure from their start: a warm-up is for workload runs");

@@ -160,7 +160,12 @@ config_node convert(const YAML::Node& y, const std::string& file, convert_budget
         return config_node::make_scalar(y.Scalar(), where);
     case YAML::NodeType::Sequence: {
         config_node n = config_node::make_sequence(where);
-        for (const auto& item : y) n.push_back(convert(item, file, budget, depth + 1));
+        for (const auto& item : y) {
+            n.push_back(convert(item, file, budget, depth + 1));
+            // An empty item ("-" alone) has no position of its own in yaml-cpp (its mark is the next
+            // token's): the list's is the nearest the user wrote.
+            if (n.items().back().is_null()) n.items().back() = config_node::make_null(where);
+        }
         return n;
     }
     case YAML::NodeType::Map: {
