@@ -50,11 +50,7 @@ sweep_session::sweep_session(const sweep_spec& spec) : spec_(spec), runs_(spec.r
     // Every run's configuration is read before anything is written: errors come all at once.
     config::error_list errors;
     // Each line names the sweep file and the point (its axis values), then what the run's reader says.
-    auto point_of = [&](const sweep_run& r) {
-        std::string p = spec_.file + ": run " + r.id + " (";
-        for (const auto& [k, v] : r.axis) p += k + "=" + v + " ";
-        return p + "seed=" + std::to_string(r.seed) + "): ";
-    };
+    auto point_of = [&](const sweep_run& r) { return describe_run(spec_, r) + ": "; };
     for (const auto& r : runs_) {
         try {
             command_workload command;

@@ -22,6 +22,12 @@ std::string run_id(std::size_t point, std::uint64_t seed) {
     return std::string(b) + "-s" + std::to_string(seed);
 }
 
+std::string describe_run(const sweep_spec& spec, const sweep_run& r) {
+    std::string d = spec.file + ": run " + r.id + " (";
+    for (const auto& [k, v] : r.axis) d += k + "=" + v + " ";
+    return d + "seed=" + std::to_string(r.seed) + ")";
+}
+
 std::size_t sweep_spec::points() const {
     std::size_t n = 1;
     for (const auto& a : axes) n *= a.values.size();

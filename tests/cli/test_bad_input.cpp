@@ -177,7 +177,7 @@ TEST_CASE("coherence latencies, an L1 under a cycle, DRAM under 10ns and a 1 B/s
     CHECK(listed.out.find("invalid") == std::string::npos);
 }
 
-TEST_CASE("a quantum past 1us changes results and is refused; 1us and 100ns run") {
+TEST_CASE("a quantum past 1us changes results and is refused, 1us and 100ns run") {
     refused("run -p quantum=1s" + hackbench, "quantum: must be between 1ns and 1us");
     refused("run -p quantum=0.5ns" + hackbench, "quantum: must be between 1ns and 1us");
     CHECK(run_cli("run --out " + (scratch / "quantum-100ns").string() + " -p quantum=100ns" + hackbench).status == 0);
@@ -212,7 +212,7 @@ TEST_CASE("empty option values are refused, not taken as the default") {
     refused("run -p seed=" + hackbench, "an empty value");
 }
 
-TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refused; keys are shown escaped") {
+TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refused, keys are shown escaped") {
     const std::string base = "include: " + std::string(WARMSCHED_SOURCE_DIR) + "/configs/platforms/zen3-5950x.yaml\n";
     refused("run --platform " + file("two-docs.yaml", base + "---\nname: other\n") + hackbench,
             "two-docs.yaml:3: a second YAML document (after ---)");
@@ -269,7 +269,7 @@ TEST_CASE("unclear errors say what is wrong: an empty list entry, a seed past 64
               .status == 0);
 }
 
-TEST_CASE("taskset -c takes util-linux's cpulist strides (0-7:2); a stride of 0 is refused") {
+TEST_CASE("taskset -c takes util-linux's cpulist strides (0-7:2), a stride of 0 is refused") {
     const fs::path out = scratch / "stride";
     const auto r = run_cli("run --out " + out.string() + " -- taskset -c 0-7:2 hackbench -g 1 -l 1");
     INFO(r.err);
@@ -320,7 +320,7 @@ TEST_CASE("import: non-uniform hwloc and sysfs inputs are refused, naming the in
     CHECK_FALSE(fs::exists(scratch / "imported.yaml"));
 }
 
-TEST_CASE("import --name: control characters are refused; other names are written so they stay one value") {
+TEST_CASE("import --name: control characters are refused, other names are written so they stay one value") {
     const std::string xml = std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/hwloc/Intel-Core-2xXeon-E5345.xml";
     refused("import " + xml + " --name 'a\nnuma: {}'", "--name: a platform name is one line of text, without control characters (got \"a\\nnuma: {}\")");
     const auto r = run_cli("import " + xml + " --name 'my \"box\": x'");
