@@ -49,7 +49,7 @@ text_problem input_text_problem(const std::string& text) {
         if (n == 0) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(c));
-            return {line, std::string("invalid UTF-8 (byte ") + hex + "; save the file as UTF-8)"};
+            return {line, std::string("invalid UTF-8 (byte ") + hex + "): the text must be UTF-8"};
         }
         i += n;
     }
@@ -65,12 +65,19 @@ text_problem input_text_problem(const std::string& text) {
 std::string printable(const std::string& text) {
     std::string out;
     out.reserve(text.size());
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         const auto b = static_cast<unsigned char>(c);
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (b < 0x20 || b == 0x7f) {
+        if (const std::size_t n = utf8_length(text, i); n > 1) { // a whole UTF-8 character
+            out.append(text, i, n);
+            i += n - 1;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (b < 0x20 || b >= 0x7f) { // a control character, DEL, or a byte that is not UTF-8
             char hex[8];
             std::snprintf(hex, sizeof hex, "\\x%02x", b);
             out += hex;

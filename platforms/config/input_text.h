@@ -4,8 +4,9 @@
 // character"), bytes that are not UTF-8 (they would be copied into config.yaml and the results), or
 // carriage returns that end lines on their own (classic Mac OS line endings: yaml-cpp sees one long line
 // and reports the first required key as missing). CRLF (Windows) line endings are fine.
-// Messages show user text through printable(): control characters and DEL as \xNN escapes, so that an
-// escape sequence in an unknown key is not sent raw to the terminal; valid UTF-8 passes unchanged.
+// Messages show user text through printable(): control characters, DEL and bytes that are not UTF-8 as
+// \xNN escapes, so that an escape sequence in an unknown key is not sent raw to the terminal; valid UTF-8
+// passes unchanged.
 #pragma once
 
 #include <string>
@@ -19,7 +20,7 @@ struct text_problem {
 // The first thing wrong with `text`, if any.
 text_problem input_text_problem(const std::string& text);
 
-// `text` with bytes below 0x20 and 0x7f shown as \xNN (\n, \r and \t as themselves escaped: "\\n").
+// `text` with control characters, DEL and bytes outside UTF-8 shown as \xNN (\n, \r and \t as "\\n").
 std::string printable(const std::string& text);
 
 } // namespace warmsched::config

@@ -221,7 +221,7 @@ TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refuse
     refused("run --platform " + file("custom-tag.yaml", base + "description: !mine x\n") + hackbench,
             "the YAML tag !mine is not understood");
     refused("run --platform " + file("latin1.yaml", base + "description: caf\xe9\n") + hackbench,
-            "latin1.yaml:2: invalid UTF-8 (byte 0xe9; save the file as UTF-8)");
+            "latin1.yaml:2: invalid UTF-8 (byte 0xe9): the text must be UTF-8");
     refused("run -p 'description=caf\xe9'" + hackbench, "invalid UTF-8 (byte 0xe9");
     // An escape sequence in an unknown key is shown as \x1b, never sent to the terminal.
     const auto r = run_cli("run --platform " + file("esc-key.yaml", base + "\"\x1b[2Jx\": 1\n") + hackbench + " </dev/null");
