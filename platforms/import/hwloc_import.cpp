@@ -148,9 +148,28 @@ void check_uniform(hwloc_topology_t topo, const std::string& source) {
     }
     // hwloc >= 2.4 describes hybrid CPUs (P- and E-cores) as CPU kinds.
     const int kinds = hwloc_cpukinds_get_nr(topo, 0);
-    if (kinds > 1)
-        fail(source, "the input has " + std::to_string(kinds) +
-                         " CPU kinds (a hybrid CPU with cores of different types?); the model needs one kind of core");
+    if (kinds > 1) {
+        std::string which;
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        for (int k = 0; k < kinds; ++k) {
+            int efficiency = -1;
+            unsigned nr_infos = 0;
+            hwloc_info_s* infos = nullptr;
+            if (hwloc_cpukinds_get_info(topo, static_cast<unsigned>(k), set, &efficiency, &nr_infos, &infos, 0) != 0)
+                continue;
+            std::string type;
+            for (unsigned i = 0; i < nr_infos; ++i)
+                if (std::string(infos[i].name) == "CoreType") type = infos[i].value;
+            char* list = nullptr;
+            hwloc_bitmap_list_asprintf(&list, set);
+            which += std::string(which.empty() ? "" : ", ") + (type.empty() ? "kind " + std::to_string(k) : type) +
+                     " (CPUs " + (list ? list : "?") + ")";
+            std::free(list);
+        }
+        hwloc_bitmap_free(set);
+        fail(source, "the input has " + std::to_string(kinds) + " CPU kinds, " + which +
+                         " (a hybrid CPU?); the model needs one kind of core");
+    }
 }
 
 machine_inventory inventory_of(hwloc_topology_t topo, const std::string& source) {

@@ -304,7 +304,8 @@ TEST_CASE("import: non-uniform hwloc and sysfs inputs are refused, naming the in
     refused("import " + hwloc_variant("two-kinds.xml", "  <support name=",
                                       "  <cpukind cpuset=\"0x00ff00ff\" forced_efficiency=\"1\"/>\n"
                                       "  <cpukind cpuset=\"0xff00ff00\" forced_efficiency=\"0\"/>\n  <support name=") + out,
-            "two-kinds.xml: the input has 2 CPU kinds (a hybrid CPU with cores of different types?)");
+            "two-kinds.xml: the input has 2 CPU kinds, kind 0 (CPUs 8-15,24-31), kind 1 (CPUs 0-7,16-23) (a hybrid CPU?); "
+            "the model needs one kind of core");
     // A saved sysfs tree whose L2 sharing names CPUs the tree does not have.
     const fs::path tree = scratch / "sysfs-out-of-range";
     fs::remove_all(tree);
