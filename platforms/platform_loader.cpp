@@ -485,6 +485,7 @@ platform_params read_platform(const config::config_node& root, config::config_no
     config_reader r(&root, key_prefix, errors, resolved, root.where());
     platform_params p;
     p.name = r.text("name");
+    if (r.has("name") && p.name.empty()) r.error("name", "an empty name (the platform's name heads every report)");
     p.description = r.text("description", "");
     auto topo = r.child("topology");
     read_levels(topo, p);

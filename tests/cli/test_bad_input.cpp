@@ -210,6 +210,9 @@ TEST_CASE("empty option values are refused, not taken as the default") {
             "--output: an empty value");
     refused("run -p platform.name=" + hackbench, "-p platform.name=: platform.name: an empty value");
     refused("run -p seed=" + hackbench, "an empty value");
+    refused("topology " + file("empty-name.yaml", "include: " + std::string(WARMSCHED_SOURCE_DIR) +
+                                                      "/configs/platforms/zen3-5950x.yaml\nname: \"\"\n"),
+            "empty-name.yaml:2:7: name: an empty name");
 }
 
 TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refused, keys are shown escaped") {
