@@ -169,7 +169,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         if (e.trace.counter_interval_ns == 0) t.error("counter_interval", "must be at least 1ns");
         // A window that opens after the run's end traces nothing. Known now when the run has a duration;
         // a run to its workloads' end says so after the run (workload_run.cpp).
-        if (e.trace.enabled && e.duration_ns && e.trace.start_ns >= e.duration_ns)
+        if (e.trace.start_ns > 0 && e.duration_ns && e.trace.start_ns >= e.duration_ns)
             t.error("start", "the trace window opens at " + config::format_time_ps(e.trace.start_ns * 1000.0) +
                                  ", after the run ends (duration: " +
                                  config::format_time_ps(e.duration_ns * 1000.0) + "): nothing would be traced");

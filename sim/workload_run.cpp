@@ -287,7 +287,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         << (e.stats_period_ns ? "stats-series.csv, " : "") << "schedstat/" << files << ")\n";
     // A run without a duration ends when its workloads do: a window opening later traced nothing
     // (with a duration, the experiment reader refuses such a window before the run).
-    if (e.trace.enabled && e.trace.start_ns > 0 && e.trace.start_ns >= k.now()) {
+    if ((e.trace.enabled || e.trace.vcd) && e.trace.start_ns > 0 && e.trace.start_ns >= k.now()) {
         char when[96];
         std::snprintf(when, sizeof when, "it opens at %.9g s, the run ended at %.6f s",
                       static_cast<double>(e.trace.start_ns) / 1e9, static_cast<double>(k.now()) / 1e9);
