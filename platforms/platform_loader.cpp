@@ -24,6 +24,14 @@ constexpr std::uint64_t max_cache_size = 4ull << 30;  // one cache instance (Gen
 constexpr std::uint64_t max_total_cache = 8ull << 30; // every instance of every level together
 constexpr double max_cache_latency_ps = 1e6;          // 1us (an LLC hit is 10-50ns)
 constexpr double max_memory_latency_ps = 1e7;         // 10us (CXL memory: ~300ns)
+// No DRAM answers faster: activating a row and reading a column (tRCD + CL) take ~25-30ns on every
+// DDR3, DDR4 and DDR5 part; the shipped platforms' controller-side latency is 32-75ns.
+constexpr double min_memory_latency_ps = 1e4; // 10ns
+// A locked read-modify-write costs tens of cycles over a store, a snoop of a peer's private cache tens of
+// ns: the shipped values are 17-38 cycles. 1us, the bound of a cache hit, is far past any machine.
+constexpr double max_coherence_latency_ps = 1e6;
+// The slowest block device still in use (an SD card, a USB 2.0 stick) streams several MB/s.
+constexpr double min_block_bandwidth = 1e6; // 1MB/s
 constexpr double max_link_latency_ps = 1e7;           // 10us per fabric hop
 constexpr double min_bandwidth = 1e7;                 // 10MB/s
 constexpr double max_bandwidth = 1e15;                // 1PB/s
@@ -97,6 +105,9 @@ void read_core(config_reader& r, platform_params& p) {
         "stream_outstanding_misses", p.core.max_outstanding_misses, p.core.max_outstanding_misses, 512));
     p.core.atomic_latency_ps =
         r.latency("atomic_latency", config::latency_value{0, true}).to_ps(p.core.frequency_hz);
+    if (p.core.atomic_latency_ps > max_coherence_latency_ps)
+        r.error("atomic_latency", "a locked read-modify-write of more than 1us is no machine's (they cost tens of "
+                                  "cycles; got " + config::format_time_ps(p.core.atomic_latency_ps) + ")");
     r.finish();
 }
 
@@ -193,6 +204,11 @@ void read_block_device(config_reader& r, platform_params& p) {
     b.write_iops = r.number("write_iops", d.write_iops, 1, 1e9);
     b.read_bandwidth = r.bandwidth("read_bandwidth", d.read_bandwidth);
     b.write_bandwidth = r.bandwidth("write_bandwidth", d.write_bandwidth);
+    for (const auto& [key, v] : {std::pair<const char*, double>{"read_bandwidth", b.read_bandwidth},
+                                 {"write_bandwidth", b.write_bandwidth}})
+        if (r.has(key) && (v < min_block_bandwidth || v > max_bandwidth))
+            r.error(key, "must be between 1MB/s (an SD card or a USB 2.0 stick, the slowest storage in use) and "
+                         "1PB/s, got " + config::format_bandwidth(v));
     b.queue_depth = static_cast<unsigned>(r.integer("queue_depth", d.queue_depth, 1, 65535));
     b.irq_cpu = static_cast<int>(r.integer("irq_cpu", d.irq_cpu, -1, 1 << 20));
     b.capacity = r.size("capacity", d.capacity, 1u << 20);
@@ -227,6 +243,7 @@ void read_caches(config_reader& root, platform_params& p) {
     auto caches = root.children("caches", true);
     if (caches.empty()) root.error("caches", "at least one cache level is required");
     int prev_depth = 1 << 20;
+    std::set<std::string> names;
     for (std::size_t i = 0; i < caches.size(); ++i) {
         auto& c = caches[i];
         cache_params cp;
@@ -246,6 +263,17 @@ void read_caches(config_reader& root, platform_params& p) {
         cp.peer_snoop_latency_ps = c.latency("peer_snoop_latency", config::latency_value{0, true})
                                        .to_ps(p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
         c.finish();
+
+        if (!names.insert(cp.name).second)
+            c.error("name", "two cache levels are named '" + cp.name + "' (stats and messages name a level by it)");
+        // An L1 hit takes at least a cycle (4-5 on every shipped core); the later levels must be slower still.
+        const double cycle_ps = 1e12 / (p.core.frequency_hz > 0 ? p.core.frequency_hz : 1e9);
+        if (i == 0 && c.has("latency") && cp.latency_ps < cycle_ps * (1 - 1e-9))
+            c.error("latency", "a cache hit takes at least one core cycle (" + config::format_time_ps(cycle_ps) +
+                                   " at core.frequency), got " + config::format_time_ps(cp.latency_ps));
+        if (cp.peer_snoop_latency_ps > max_coherence_latency_ps)
+            c.error("peer_snoop_latency", "a snoop of a peer's cache of more than 1us is no machine's (tens of ns "
+                                          "on real ones; got " + config::format_time_ps(cp.peer_snoop_latency_ps) + ")");
 
         if (cp.line_size == 0 || (cp.line_size & (cp.line_size - 1)) != 0 || cp.line_size < 16)
             c.error("line_size", "line size must be a power of two of at least 16B");
@@ -294,7 +322,9 @@ void read_memory(config_reader& r, platform_params& p) {
     p.memory.bandwidth = r.bandwidth("bandwidth");
     p.memory.interleave = r.size("interleave", 4096, 64);
     p.memory.page_size = r.size("page_size", 4096, 64);
-    if (p.memory.latency_ps <= 0) r.error("latency", "memory latency must be positive");
+    if (r.has("latency") && p.memory.latency_ps < min_memory_latency_ps)
+        r.error("latency", "a memory latency under 10ns is no DRAM's (row activation and column read alone take "
+                           "~25ns; got " + config::format_time_ps(p.memory.latency_ps) + ")");
     else if (p.memory.latency_ps > max_memory_latency_ps)
         r.error("latency", "a memory latency of more than 10us is not a machine's (" +
                                config::format_time_ps(p.memory.latency_ps) + ")");
@@ -455,6 +485,7 @@ platform_params read_platform(const config::config_node& root, config::config_no
     config_reader r(&root, key_prefix, errors, resolved, root.where());
     platform_params p;
     p.name = r.text("name");
+    if (r.has("name") && p.name.empty()) r.error("name", "an empty name (the platform's name heads every report)");
     p.description = r.text("description", "");
     auto topo = r.child("topology");
     read_levels(topo, p);

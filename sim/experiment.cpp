@@ -16,6 +16,7 @@
 #include "sim/results_dir.h"
 #include "sim/workload_run.h"
 #include "workloads/cli/command_line.h"
+#include "workloads/kernel/pid_max.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,8 +65,15 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         r.error("platform", "expected a shipped platform name or a platform file path");
     e.seed = static_cast<std::uint64_t>(r.integer("seed", 1, 0, (1ll << 62)));
     e.repeat = static_cast<unsigned>(r.integer("repeat", 1, 1, 10000));
-    e.quantum_ps = static_cast<std::uint64_t>(r.time_ps("quantum", 1e6));
-    if (e.quantum_ps < 1000) r.error("quantum", "the quantum must be at least 1ns");
+    const double quantum_ps = r.time_ps("quantum", 1e6);
+    e.quantum_ps = static_cast<std::uint64_t>(std::clamp(quantum_ps, 1e3, 1e6));
+    // Temporal decoupling lets a hart run this far ahead of the others; past 1us it takes its share of a
+    // link before the others' demand is known, and the results change (docs/architecture.md, "Harts and
+    // time": 10us lowers the all-core bandwidth by 2.5-3%; 100ns and 1us agree within 0.2%).
+    if (r.has("quantum") && !(quantum_ps >= 1e3 && quantum_ps <= 1e6))
+        r.error("quantum", "must be between 1ns and 1us (a longer quantum lets a CPU run ahead of the others "
+                           "and changes the results; docs/architecture.md, \"Harts and time\"), got " +
+                               config::format_time_ps(quantum_ps));
     r.text("description", "");
     e.set_sampling = static_cast<unsigned>(r.integer("set_sampling", 1, 1, 1 << 16));
     e.fast_forward = static_cast<unsigned>(r.integer("fast_forward", 1, 1, 1 << 20));
@@ -138,7 +146,10 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
             while (from <= formats.size()) {
                 const std::size_t comma = std::min(formats.find(',', from), formats.size());
                 const std::string f = formats.substr(from, comma - from);
-                if (f == "ftrace")
+                if ((f == "ftrace" && e.trace.ftrace) || (f == "chrome" && e.trace.chrome) ||
+                    (f == "perfetto" && e.trace.perfetto))
+                    t.error("formats", "'" + f + "' is listed twice in '" + formats + "'");
+                else if (f == "ftrace")
                     e.trace.ftrace = true;
                 else if (f == "chrome")
                     e.trace.chrome = true;
@@ -157,6 +168,12 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         if (e.trace.end_ns && e.trace.end_ns <= e.trace.start_ns)
             t.error("end", "the trace window must end after it starts (0: at the end of the run)");
         if (e.trace.counter_interval_ns == 0) t.error("counter_interval", "must be at least 1ns");
+        // A window that opens after the run's end traces nothing. Known now when the run has a duration;
+        // a run to its workloads' end says so after the run (workload_run.cpp).
+        if (e.trace.start_ns > 0 && e.duration_ns && e.trace.start_ns >= e.duration_ns)
+            t.error("start", "the trace window opens at " + config::format_time_ps(e.trace.start_ns * 1000.0) +
+                                 ", after the run ends (duration: " +
+                                 config::format_time_ps(e.duration_ns * 1000.0) + "): nothing would be traced");
         t.finish();
     }
     cgroup_setup cg = read_cgroups(r, errors, e.resolved);
@@ -194,15 +211,19 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
             {"<command line>", 0, 0});
     } else {
         std::vector<workload_entry> entries;
+        std::uint64_t tasks = 0; // of every workload: they run at once, in one kernel
         if (const config::config_node* list = r.consume("workloads"))
-            entries = read_workload_entries(*list, r.path("workloads"), cpus, errors, e.resolved, e.cgroups);
+            entries = read_workload_entries(*list, r.path("workloads"), cpus, errors, e.resolved, e.cgroups,
+                                            &tasks);
         // The generators' leaf workloads follow the listed ones (resolved with their cgroup).
         if (!cg.leaf_workloads.empty()) {
             config::config_node* seq = e.resolved.find("workloads");
             if (!seq) seq = &e.resolved.set("workloads", config::config_node::make_sequence({}));
             for (auto& w : cg.leaf_workloads) {
                 try {
-                    seq->push_back(resolve_workload_entry(w, cpus, e.cgroups));
+                    std::uint64_t n = 0;
+                    seq->push_back(resolve_workload_entry(w, cpus, e.cgroups, &n));
+                    tasks += n;
                 } catch (const workloads::usage_error& u) {
                     const std::string what = u.what();
                     errors.add(w.where, r.path("cgroup_generator") + ".leaf_workload",
@@ -212,6 +233,13 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
                 entries.push_back(std::move(w));
             }
         }
+        // Each workload is checked against pid_max alone (command_line.cpp); together they share it.
+        if (entries.size() > 1 && tasks > workloads::pid_max(cpus))
+            r.error("workloads", "the workloads together need " + std::to_string(tasks) +
+                                     " tasks, more than the simulated kernel's pid_max of " +
+                                     std::to_string(workloads::pid_max(cpus)) + " on " + std::to_string(cpus) +
+                                     " CPUs (Linux: max(32768, 1024 x CPUs)); the real tools' fork() would "
+                                     "fail with EAGAIN");
         for (auto& w : entries) {
             e.workloads.push_back(w.command);
             e.workload_params.push_back(std::move(w.params));
@@ -224,7 +252,10 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     const bool any_probe = e.probes.latency || e.probes.c2c || e.probes.bandwidth || e.probes.migrate;
     if (any_probe && !e.workloads.empty())
         r.error("probes", "an experiment runs either workloads or probes, not both");
-    if (!any_probe && e.workloads.empty())
+    // A list whose entries were all refused above has said what is wrong with them.
+    const config::config_node* listed = root.find("workloads");
+    const bool entries_given = listed && listed->is_sequence() && !listed->items().empty();
+    if (!any_probe && e.workloads.empty() && !entries_given)
         r.error("workloads", "nothing to run: give workload command lines (or probes)");
     if (any_probe && e.warmup_ns)
         r.error("warmup", "the probes measure from their start: a warm-up is for workload runs");

@@ -64,11 +64,29 @@ struct probe_cli {
     unsigned set_sampling = 1;
 };
 
-std::uint64_t cli_size(const std::string& text, const std::string& option) {
+// A size option of at least `min` bytes (the same minimum as the experiment file's key; probe_suite.cpp).
+std::uint64_t cli_size(const std::string& text, const std::string& option, std::uint64_t min) {
     std::string why;
     auto v = config::parse_size(text, why);
     if (!v) throw config::config_error(config::origin{"<command line>", 0, 0}, option, why);
+    if (*v < min)
+        throw config::config_error(config::origin{"<command line>", 0, 0}, option,
+                                   "'" + text + "' is smaller than the minimum " + config::format_size(min) +
+                                       " (nothing would be measured)");
     return *v;
+}
+
+// Every option that takes a value refuses an empty one: `--seed ""` or `-o ''` (an unset shell
+// variable) is a mistake, not a request for the default.
+void refuse_empty_values(CLI::App& app) {
+    const CLI::Validator not_empty(
+        [](std::string& v) {
+            return v.empty() ? std::string("an empty value (leave the option out for its default)") : std::string();
+        },
+        "", "NOT_EMPTY");
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        for (CLI::Option* o : sub->get_options())
+            if (o->get_type_size_max() > 0) o->check(not_empty);
 }
 
 int run_probe(const probe_cli& c) {
@@ -87,8 +105,8 @@ int run_probe(const probe_cli& c) {
         check_cpu(c.cpu, "--cpu");
         sim::latency_settings l;
         l.cpu = c.cpu;
-        l.min_footprint = cli_size(c.min_footprint, "--min-footprint");
-        l.max_footprint = cli_size(c.max_footprint, "--max-footprint");
+        l.min_footprint = cli_size(c.min_footprint, "--min-footprint", 64);
+        l.max_footprint = cli_size(c.max_footprint, "--max-footprint", 64);
         s.latency = l;
     } else if (c.kind == "c2c") {
         sim::c2c_settings k;
@@ -105,17 +123,21 @@ int run_probe(const probe_cli& c) {
                                            "c2c needs at least two CPUs, got " + c.cpus);
         }
         k.sample = c.sample;
+        if (c.round_trips < 1 || c.round_trips > (1u << 20))
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--round-trips",
+                                       "must be 1 to 1048576 (the latency is the time of the round trips over "
+                                       "their number), got " + std::to_string(c.round_trips));
         k.round_trips = c.round_trips;
         k.summary_only = c.summary;
         s.c2c = k;
     } else if (c.kind == "bandwidth") {
         sim::bandwidth_settings b;
         if (!c.cpus.empty()) b.cpus = sim::parse_cpulist(c.cpus, n, "--cpus");
-        b.bytes_per_cpu = cli_size(c.bytes, "--bytes");
+        b.bytes_per_cpu = cli_size(c.bytes, "--bytes", 4096);
         s.bandwidth = b;
     } else {
         sim::migrate_settings m;
-        m.working_set = cli_size(c.ws, "--ws");
+        m.working_set = cli_size(c.ws, "--ws", 64);
         m.write_fraction = c.write_fraction;
         if ((c.from >= 0) != (c.to >= 0))
             throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to",
@@ -123,6 +145,10 @@ int run_probe(const probe_cli& c) {
         if (c.from >= 0) {
             check_cpu(c.from, "--from");
             check_cpu(c.to, "--to");
+            if (c.from == c.to)
+                throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to",
+                                           "CPU " + std::to_string(c.from) +
+                                               " twice: a migration moves the task to another CPU");
             m.from = static_cast<unsigned>(c.from);
             m.to = static_cast<unsigned>(c.to);
         }
@@ -454,6 +480,7 @@ int sc_main(int argc_all, char* argv_all[]) {
     tutorial_cmd->add_option("-j,--jobs", tutorial_jobs, "Steps run at once (default: the host's CPUs)")
         ->check(CLI::Range(1u, 4096u));
 
+    refuse_empty_values(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help, --help-all: the text on stdout, status 0

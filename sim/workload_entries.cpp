@@ -6,9 +6,10 @@
 namespace warmsched::sim {
 
 config::config_node resolve_workload_entry(const workload_entry& entry, unsigned cpus,
-                                           const scheduler::cgroup_tree& groups) {
+                                           const scheduler::cgroup_tree& groups, std::uint64_t* tasks) {
     const auto wc =
         workloads::parse_command_line(workloads::split_command_line(entry.command), cpus, entry.params);
+    if (tasks) *tasks = wc.w->tasks_needed();
     for (const auto& [path, where] : wc.w->cgroups_named())
         if (!groups.find(path))
             throw workloads::usage_error(where + ": taskgroup \"" + path +
@@ -33,7 +34,10 @@ std::optional<workload_entry> read_workload_entry(const config::config_node& ite
         return e;
     }
     if (!item.is_map()) {
-        errors.add(item.where(), path, "expected a command line or a {command: ...} map");
+        errors.add(item.where(), path,
+                   item.is_null() ? "an empty entry (a '-' with nothing after it): give a command line or a "
+                                    "{command: ...} map"
+                                  : "expected a command line or a {command: ...} map");
         return std::nullopt;
     }
     bool ok = true;
@@ -67,7 +71,7 @@ std::optional<workload_entry> read_workload_entry(const config::config_node& ite
 std::vector<workload_entry> read_workload_entries(const config::config_node& list,
                                                   const std::string& key_path, unsigned cpus,
                                                   config::error_list& errors, config::config_node& resolved,
-                                                  const scheduler::cgroup_tree& groups) {
+                                                  const scheduler::cgroup_tree& groups, std::uint64_t* tasks) {
     std::vector<workload_entry> out;
     std::vector<const config::config_node*> items;
     if (list.is_sequence()) {
@@ -92,7 +96,9 @@ std::vector<workload_entry> read_workload_entries(const config::config_node& lis
                            "cgroup_generator:)");
         }
         try {
-            seq.push_back(resolve_workload_entry(*e, cpus, groups));
+            std::uint64_t n = 0;
+            seq.push_back(resolve_workload_entry(*e, cpus, groups, &n));
+            if (tasks) *tasks += n;
         } catch (const workloads::usage_error& u) {
             const std::string what = u.what();
             errors.add(item.where(), key_path,

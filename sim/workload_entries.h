@@ -18,6 +18,7 @@
 #include "scheduler/group/cgroup_tree.h"
 #include "workloads/cli/workload_params.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,15 +38,18 @@ std::optional<workload_entry> read_workload_entry(const config::config_node& ite
 
 // Reads the list (a single command line is accepted too); `key_path` names it in errors. Appends the
 // resolved list to `resolved` under "workloads". An entry's `cgroup` must be a group of `groups`.
+// `tasks`, when given, gets the tasks the valid entries create together (workload::tasks_needed()).
 std::vector<workload_entry> read_workload_entries(const config::config_node& list,
                                                   const std::string& key_path, unsigned cpus,
                                                   config::error_list& errors, config::config_node& resolved,
-                                                  const scheduler::cgroup_tree& groups = {});
+                                                  const scheduler::cgroup_tree& groups = {},
+                                                  std::uint64_t* tasks = nullptr);
 
 // The resolved form of one entry (a plain command line, or a map with the resolved parameters) after
 // checking it -- the groups the workload names itself (rt-app's taskgroup) must be in `groups`; throws
-// workloads::usage_error.
+// workloads::usage_error. `tasks`, when given, gets the tasks the workload creates over the run.
 config::config_node resolve_workload_entry(const workload_entry& entry, unsigned cpus,
-                                           const scheduler::cgroup_tree& groups = {});
+                                           const scheduler::cgroup_tree& groups = {},
+                                           std::uint64_t* tasks = nullptr);
 
 } // namespace warmsched::sim

@@ -302,6 +302,15 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     out << "results: " << final_dir << " (config.yaml, report.txt, report.json, stats.txt, stats.json, "
         << (k.migration_costs() ? "migration_report.json, " : "")
         << (e.stats_period_ns ? "stats-series.csv, " : "") << "schedstat/" << files << ")\n";
+    // A run without a duration ends when its workloads do: a window opening later traced nothing
+    // (with a duration, the experiment reader refuses such a window before the run).
+    if ((e.trace.enabled || e.trace.vcd) && e.trace.start_ns > 0 && e.trace.start_ns >= k.now()) {
+        char when[96];
+        std::snprintf(when, sizeof when, "it opens at %.9g s, the run ended at %.6f s",
+                      static_cast<double>(e.trace.start_ns) / 1e9, static_cast<double>(k.now()) / 1e9);
+        std::cerr << "warning: trace.start: the trace window never opened (" << when
+                  << "): the trace files hold no scheduler events\n";
+    }
     if (e.plot) plot_run(final_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();

@@ -1,12 +1,16 @@
 // Configuration error reporting; see config_error.h.
 #include "platforms/config/config_error.h"
 
+#include "platforms/config/input_text.h"
+
 namespace warmsched::config {
 namespace {
+// User text (a key, a value quoted in `what`, a file name) may hold control characters: they are shown
+// escaped, never sent raw to the terminal.
 std::string format_line(const origin& where, const std::string& key, const std::string& what) {
-    std::string s = where.describe() + ": ";
-    if (!key.empty()) s += key + ": ";
-    return s + what;
+    std::string s = printable(where.describe()) + ": ";
+    if (!key.empty()) s += printable(key) + ": ";
+    return s + printable(what);
 }
 std::string join(const std::vector<std::string>& lines) {
     std::string s;
@@ -18,6 +22,7 @@ std::string join(const std::vector<std::string>& lines) {
 std::string origin::describe() const {
     if (file.empty()) return "<default>";
     if (line <= 0) return file;
+    if (column <= 0) return file + ":" + std::to_string(line);
     return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 

@@ -2,6 +2,7 @@
 #include "platforms/config/config_node.h"
 
 #include "base/files/input_file.h"
+#include "platforms/config/input_text.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -25,6 +26,12 @@ config_node config_node::make_scalar(std::string value, origin where) {
 config_node config_node::make_map(origin where) {
     config_node n;
     n.kind_ = kind::map;
+    n.where_ = std::move(where);
+    return n;
+}
+
+config_node config_node::make_null(origin where) {
+    config_node n;
     n.where_ = std::move(where);
     return n;
 }
@@ -139,12 +146,26 @@ config_node convert(const YAML::Node& y, const std::string& file, convert_budget
                                " values (aliases repeated without bound?)");
     if (depth > max_nesting)
         throw config_error(where, "", "maps and lists nest deeper than " + std::to_string(max_nesting) + " levels");
+    // Values are plain text to the reader: a tag (!!binary, !!int, !custom) would be silently ignored.
+    // "?" and "!" are yaml-cpp's marks of an untagged plain and quoted value.
+    if (const std::string& tag = y.Tag(); !tag.empty() && tag != "?" && tag != "!") {
+        std::string shown = tag;
+        if (shown.rfind("tag:yaml.org,2002:", 0) == 0) shown = "!!" + shown.substr(18);
+        throw config_error(where, "",
+                           "the YAML tag " + shown +
+                               " is not understood (values are plain text here: write the value without a tag)");
+    }
     switch (y.Type()) {
     case YAML::NodeType::Scalar:
         return config_node::make_scalar(y.Scalar(), where);
     case YAML::NodeType::Sequence: {
         config_node n = config_node::make_sequence(where);
-        for (const auto& item : y) n.push_back(convert(item, file, budget, depth + 1));
+        for (const auto& item : y) {
+            n.push_back(convert(item, file, budget, depth + 1));
+            // An empty item ("-" alone) has no position of its own in yaml-cpp (its mark is the next
+            // token's): the list's is the nearest the user wrote.
+            if (n.items().back().is_null()) n.items().back() = config_node::make_null(where);
+        }
         return n;
     }
     case YAML::NodeType::Map: {
@@ -159,14 +180,24 @@ config_node convert(const YAML::Node& y, const std::string& file, convert_budget
         return n;
     }
     default:
-        return config_node{};
+        return config_node::make_null(where);
     }
 }
 
 config_node parse_text(const std::string& text, const std::string& name) {
+    if (const text_problem p = input_text_problem(text); !p.what.empty())
+        throw config_error(origin{name, p.line, 0}, "", p.what);
     YAML::Node root;
     try {
-        root = YAML::Load(text);
+        // Every document is parsed, so that a second one is refused instead of dropped.
+        const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+        if (documents.size() > 1) {
+            const YAML::Mark m = documents[1].Mark();
+            throw config_error(m.line >= 0 ? origin{name, m.line + 1, 0} : origin{name, 0, 0}, "",
+                               "a second YAML document (after ---): a configuration file holds one; merge "
+                               "them, or put the second in its own file");
+        }
+        if (!documents.empty()) root = documents.front();
     } catch (const YAML::DeepRecursion& e) { // yaml-cpp's own guard, whose text is "bad file"
         throw config_error(origin_of(e.mark, name), "",
                            "maps and lists nest deeper than " + std::to_string(max_nesting) + " levels");
@@ -288,6 +319,11 @@ void apply_override(config_node& root, const std::string& assignment) {
         throw config_error(where, "", "an override must look like dotted.key=value");
     const std::string path = assignment.substr(0, eq);
     const std::string value = assignment.substr(eq + 1);
+    if (const text_problem p = input_text_problem(assignment); !p.what.empty())
+        throw config_error(where, "", p.what);
+    // "-p seed=" is not "the default seed": an empty value is a mistake (a shell variable that was unset).
+    if (value.empty())
+        throw config_error(where, path, "an empty value (give a value, or leave the override out for the default)");
     const std::vector<std::string> parts = override_segments(path, where);
     // A flow sequence or map ("[[10,12],[12,10]]") replaces the whole value; anything else is a scalar.
     config_node leaf = config_node::make_scalar(value, where);

@@ -22,6 +22,7 @@ public:
     static config_node make_scalar(std::string value, origin where);
     static config_node make_map(origin where);
     static config_node make_sequence(origin where);
+    static config_node make_null(origin where); // an empty value ("key:" or "- "), where the user wrote it
 
     kind type() const { return kind_; }
     bool is_null() const { return kind_ == kind::null; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace warmsched::config {
 namespace {
@@ -98,10 +99,17 @@ long long config_reader::integer(const std::string& key, std::optional<long long
     }
     long long v = 0;
     std::size_t used = 0;
+    bool too_large = false; // whole digits past 64 bits: a number, out of range
     try {
         v = n->is_scalar() ? std::stoll(n->scalar(), &used) : 0;
+    } catch (const std::out_of_range&) {
+        too_large = true;
     } catch (...) {
         used = 0;
+    }
+    if (too_large) {
+        error(key, n->scalar() + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+        return def.value_or(min);
     }
     if (!n->is_scalar() || used != n->scalar().size() || n->scalar().empty()) {
         error(key, "expected a whole number, got '" +

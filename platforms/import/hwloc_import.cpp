@@ -110,7 +110,70 @@ int number_info(hwloc_obj_t o, const char* name) {
     return end && *end == '\0' && n >= 0 && n < 1 << 20 ? static_cast<int>(n) : -1;
 }
 
+// libhwloc loads some non-uniform or inconsistent inputs without complaint and the inventory would make
+// them uniform (a core's cpuset counts a CPU whose PU is missing; two PUs share an os_index; hybrid CPU
+// kinds look like one): the model states uniform machines only (docs/platforms.md, "Limits"), so each
+// is refused, naming what differs.
+void check_uniform(hwloc_topology_t topo, const std::string& source) {
+    std::vector<hwloc_obj_t> pu_of_cpu;
+    const int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    for (int i = 0; i < pus; ++i) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        const unsigned cpu = pu->os_index;
+        if (cpu >= 1u << 20) fail(source, "a PU without os_index (L#" + std::to_string(i) + "): not a consistent topology");
+        if (cpu >= pu_of_cpu.size()) pu_of_cpu.resize(cpu + 1, nullptr);
+        if (pu_of_cpu[cpu])
+            fail(source, "two PU objects have os_index " + std::to_string(cpu) + " (L#" +
+                             std::to_string(pu_of_cpu[cpu]->logical_index) + " and L#" + std::to_string(i) +
+                             "): a CPU number is one hardware thread");
+        pu_of_cpu[cpu] = pu;
+        if (!pu->cpuset || hwloc_bitmap_weight(pu->cpuset) != 1 || !hwloc_bitmap_isset(pu->cpuset, cpu))
+            fail(source, "the PU with os_index " + std::to_string(cpu) + " has a cpuset that is not CPU " +
+                             std::to_string(cpu) + ": not a consistent topology");
+    }
+    const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    for (int i = 0; i < cores; ++i) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+        if (!core->cpuset) continue;
+        unsigned below = 0;
+        for (unsigned k = 0; k < core->arity; ++k)
+            if (core->children[k]->type == HWLOC_OBJ_PU) ++below;
+        const int width = hwloc_bitmap_weight(core->cpuset);
+        for (int cpu = hwloc_bitmap_first(core->cpuset); cpu >= 0; cpu = hwloc_bitmap_next(core->cpuset, cpu))
+            if (static_cast<unsigned>(cpu) >= pu_of_cpu.size() || !pu_of_cpu[static_cast<unsigned>(cpu)] ||
+                pu_of_cpu[static_cast<unsigned>(cpu)]->parent != core)
+                fail(source, "core L#" + std::to_string(i) + " has " + std::to_string(below) + " PU of the " +
+                                 std::to_string(width) + " CPUs of its cpuset (no PU object for CPU " +
+                                 std::to_string(cpu) + "): the model needs every core's hardware threads");
+    }
+    // hwloc >= 2.4 describes hybrid CPUs (P- and E-cores) as CPU kinds.
+    const int kinds = hwloc_cpukinds_get_nr(topo, 0);
+    if (kinds > 1) {
+        std::string which;
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        for (int k = 0; k < kinds; ++k) {
+            int efficiency = -1;
+            unsigned nr_infos = 0;
+            hwloc_info_s* infos = nullptr;
+            if (hwloc_cpukinds_get_info(topo, static_cast<unsigned>(k), set, &efficiency, &nr_infos, &infos, 0) != 0)
+                continue;
+            std::string type;
+            for (unsigned i = 0; i < nr_infos; ++i)
+                if (std::string(infos[i].name) == "CoreType") type = infos[i].value;
+            char* list = nullptr;
+            hwloc_bitmap_list_asprintf(&list, set);
+            which += std::string(which.empty() ? "" : ", ") + (type.empty() ? "kind " + std::to_string(k) : type) +
+                     " (CPUs " + (list ? list : "?") + ")";
+            std::free(list);
+        }
+        hwloc_bitmap_free(set);
+        fail(source, "the input has " + std::to_string(kinds) + " CPU kinds, " + which +
+                         " (a hybrid CPU?); the model needs one kind of core");
+    }
+}
+
 machine_inventory inventory_of(hwloc_topology_t topo, const std::string& source) {
+    check_uniform(topo, source);
     machine_inventory inv;
     inv.source = source;
     inv.reader = "hwloc";

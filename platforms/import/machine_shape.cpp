@@ -121,7 +121,13 @@ machine_shape shape_machine(const machine_inventory& inv) {
     // Caches: one entry per level, its instances as core groups.
     std::map<unsigned, std::vector<const inventory_cache*>> by_level;
     for (const auto& c : inv.caches) by_level[c.level].push_back(&c);
-    if (by_level.empty()) fail(inv, "the input gives no cache (the model needs at least one data cache level)");
+    if (by_level.empty())
+        fail(inv, "the input gives no data or unified cache; the model needs at least two levels (a private first "
+                  "level and a last level shared by a group of cores)");
+    if (by_level.size() == 1)
+        fail(inv, "the input gives one cache level (L" + std::to_string(by_level.begin()->first) +
+                      ", no other data or unified cache); the model needs at least two: a private first level and "
+                      "a last level shared by a group of cores");
     const unsigned last_level = by_level.rbegin()->first;
     std::vector<core_set> llc_groups;
     for (const auto& [level, instances] : by_level) {

@@ -11,6 +11,7 @@
 #include "platforms/import/sysfs_import.h"
 #include "platforms/platform_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -65,6 +66,11 @@ bool is_hwloc_xml(const std::string& path) {
 
 std::string import_platform_yaml(const import_request& r) {
     const std::string& in = r.input;
+    // The name goes into the file (quoted) and every message about the platform: one line of text.
+    if (std::any_of(r.name.begin(), r.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        throw config::config_error(config::origin{"<command line>", 0, 0}, "--name",
+                                   "a platform name is one line of text, without control characters (got \"" +
+                                       r.name + "\")");
     machine_inventory inv;
     import_from from = r.from;
     if (in.empty()) { // this machine

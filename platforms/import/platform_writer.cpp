@@ -2,6 +2,7 @@
 #include "platforms/import/platform_writer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -79,6 +80,26 @@ unsigned ways_for(std::uint64_t size, unsigned line, unsigned family_ways) {
     for (unsigned w = std::min(family_ways, 64u); w > 1; --w)
         if (size % (static_cast<std::uint64_t>(w) * line) == 0) return w;
     return 1;
+}
+
+// A YAML double-quoted scalar: the text stays one value whatever it holds (a newline in --name or a
+// backslash in a CPU model string adds no key and breaks no line).
+std::string yaml_quoted(const std::string& text) {
+    std::string q = "\"";
+    for (const char c : text) {
+        const auto b = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            q += '\\';
+            q += c;
+        } else if (b < 0x20 || b == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", b);
+            q += hex;
+        } else {
+            q += c;
+        }
+    }
+    return q + "\"";
 }
 
 } // namespace
@@ -301,14 +322,16 @@ std::string write_platform_yaml(const machine_inventory& inv, const machine_shap
     };
     for (const auto& p : header) comment(p);
     for (const auto& n : s.notes) comment("Note: " + n + ".");
-    out << "name: " << name << "\n";
+    const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+    out << "name: " << (plain ? name : yaml_quoted(name)) << "\n";
     std::string shape_text = std::to_string(sockets) + " socket" + (sockets > 1 ? "s" : "") + ", " +
                              std::to_string(s.num_cores() / sockets) + " cores each, SMT" +
                              std::to_string(s.threads_per_core) + ", " + std::to_string(cpus) + " CPUs, " +
                              std::to_string(s.num_nodes) + " NUMA node" + (s.num_nodes > 1 ? "s" : "");
     std::string desc = "Imported: " + cpu + ": " + shape_text;
-    std::replace(desc.begin(), desc.end(), '"', '\'');
-    out << "description: \"" << desc << "\"\n";
+    out << "description: " << yaml_quoted(desc) << "\n";
     out << "estimated:\n";
     for (const auto& k : y.estimated()) out << "  - " << k << "\n";
     out << y.body();

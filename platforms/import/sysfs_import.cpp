@@ -110,16 +110,26 @@ machine_inventory read_sysfs(const std::string& root) {
     inv.source = source;
     inv.reader = "sysfs";
 
+    // Every CPU of the tree (a cpuN directory), online or not: the CPU lists may name no other.
+    cpu_set present;
+    for (const auto& e : fs::directory_iterator(cpu_dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() > 3 && name.size() < 10 && name.rfind("cpu", 0) == 0 &&
+            std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            present.push_back(static_cast<unsigned>(std::stoul(name.substr(3))));
+    }
+    std::sort(present.begin(), present.end());
+    auto check_in_tree = [&](const cpu_set& cpus, const fs::path& file) {
+        for (unsigned cpu : cpus)
+            if (!std::binary_search(present.begin(), present.end(), cpu))
+                fail(file.string(), "lists CPU " + std::to_string(cpu) + ", which the tree does not have (no cpu" +
+                                        std::to_string(cpu) + " directory; it has " + std::to_string(present.size()) +
+                                        " CPUs): not a consistent sysfs tree");
+    };
     cpu_set online;
     if (const auto text = first_line(cpu_dir / "online"); text && !parse_cpulist(*text, online))
         fail((cpu_dir / "online").string(), "not a CPU list: '" + *text + "'");
-    if (online.empty())
-        for (const auto& e : fs::directory_iterator(cpu_dir)) {
-            const std::string name = e.path().filename().string();
-            if (name.size() > 3 && name.rfind("cpu", 0) == 0 &&
-                std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-                online.push_back(static_cast<unsigned>(std::stoul(name.substr(3))));
-        }
+    if (online.empty()) online = present;
     std::sort(online.begin(), online.end());
     if (online.empty()) fail(source, "no CPU under sys/devices/system/cpu");
 
@@ -135,6 +145,7 @@ machine_inventory read_sysfs(const std::string& root) {
         cpu_set core;
         if (!pkg || !siblings || !parse_cpulist(*siblings, core))
             fail(topo.string(), "missing or unreadable physical_package_id / thread_siblings_list");
+        check_in_tree(core, topo / "thread_siblings_list");
         packages[*pkg].push_back(cpu);
         if (const auto die = number_file(topo / "die_id")) dies[{*pkg, *die}].push_back(cpu);
         // Offline siblings are not part of the machine being modelled.
@@ -156,6 +167,7 @@ machine_inventory read_sysfs(const std::string& root) {
             const auto shared = first_line(e.path() / "shared_cpu_list");
             if (!level || !size || !shared || !parse_cpulist(*shared, c.cpus))
                 fail(e.path().string(), "missing or unreadable level / size / shared_cpu_list");
+            check_in_tree(c.cpus, e.path() / "shared_cpu_list");
             c.level = static_cast<unsigned>(*level);
             c.size = cache_size(*size);
             if (c.size == 0) fail((e.path() / "size").string(), "not a cache size: '" + *size + "'");

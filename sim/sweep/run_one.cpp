@@ -6,6 +6,7 @@
 #include "sim/experiment.h"
 #include "sim/results_dir.h"
 #include "sim/sweep/sweep_db.h"
+#include "workloads/cli/option_parser.h"
 
 #include <unistd.h>
 
@@ -97,9 +98,15 @@ int run_one(const sweep_spec& spec, std::size_t index, std::ostream& out) {
             db.complete(r.id, result);
             return 0;
         }
-    } catch (const config::config_error&) {
+    } catch (const config::config_error& e) { // in the run's log: which run of which sweep
         db.fail(r.id, 2, utc_now());
-        throw;
+        std::vector<std::string> lines;
+        for (const auto& line : e.lines()) lines.push_back(describe_run(spec, r) + ": " + line);
+        throw config::config_error(lines);
+    } catch (const workloads::usage_error& e) {
+        db.fail(r.id, 2, utc_now());
+        const std::string what = e.what();
+        throw config::config_error(std::vector<std::string>{describe_run(spec, r) + ": " + what.substr(0, what.find('\n'))});
     }
     db.fail(r.id, rc, utc_now());
     return rc;

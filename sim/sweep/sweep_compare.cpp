@@ -20,6 +20,16 @@ namespace {
     throw config::config_error(std::vector<std::string>{what});
 }
 
+// A run marked complete must have every row it completed with: a deleted row would pass a partial run off
+// as complete. The sweep command redoes such a run (sweep_session::recover).
+void refuse_damaged(sweep_db& db, const std::string& file, const std::string& command) {
+    const auto damaged = db.damaged_runs();
+    if (damaged.empty()) return;
+    fail(command + ": " + file + ": run " + damaged.front().id + " is marked complete but " + damaged.front().what +
+         (damaged.size() > 1 ? " (and " + std::to_string(damaged.size() - 1) + " more runs)" : "") +
+         "; start the sweep again (warmsched sweep SWEEP.yaml) to run it again");
+}
+
 std::string point_name(std::size_t point) {
     char b[24];
     std::snprintf(b, sizeof b, "p%04zu", point);
@@ -41,6 +51,7 @@ int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases,
     std::vector<std::string> order, legend, incomplete;
     for (const auto& file : databases) {
         sweep_db db(file);
+        refuse_damaged(db, file, "compare");
         if (const auto [runs, complete] = db.run_counts(); complete < runs)
             incomplete.push_back(file + ": " + std::to_string(complete) + " of " + std::to_string(runs) +
                                  " runs complete");
@@ -69,6 +80,7 @@ int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases,
 void plot_sweep_database(const std::string& database, const std::string& x_axis, const std::string& metric_in,
                          const std::string& out_dir, std::ostream& out) {
     sweep_db db(database);
+    refuse_damaged(db, database, "plot --sweep");
     std::string metric = metric_in;
     std::vector<sweep_samples> points;
     for (const auto& p : db.complete_metrics()) {

@@ -42,7 +42,9 @@ CREATE TABLE IF NOT EXISTS runs(
   wall_s REAL,
   started TEXT,
   finished TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0);
+  attempts INTEGER NOT NULL DEFAULT 0,
+  stats_rows INTEGER,
+  metrics_rows INTEGER);
 CREATE TABLE IF NOT EXISTS params(run_id TEXT NOT NULL REFERENCES runs(id), key TEXT NOT NULL,
   value TEXT NOT NULL, PRIMARY KEY(run_id, key));
 CREATE TABLE IF NOT EXISTS stats(run_id TEXT NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
@@ -138,6 +140,18 @@ sweep_db::sweep_db(const std::string& path) : path_(path) {
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec(schema);
+    // A database of an earlier warmsched has no row counts: add the columns (NULL for its runs), in one
+    // transaction, so that a process opening it at the same moment finds both or neither.
+    auto has_counts = [&] {
+        statement cols(db_, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'metrics_rows'", path_);
+        return cols.step() && cols.integer(0) > 0;
+    };
+    if (!has_counts()) {
+        exec("BEGIN IMMEDIATE");
+        if (!has_counts())
+            exec("ALTER TABLE runs ADD COLUMN stats_rows INTEGER; ALTER TABLE runs ADD COLUMN metrics_rows INTEGER");
+        exec("COMMIT");
+    }
 }
 
 sweep_db::~sweep_db() {
@@ -248,11 +262,52 @@ void sweep_db::complete(const std::string& id, const run_result& r) {
     long long seq = 0;
     for (const auto& [name, v] : r.metrics) metric.bind(1, id).bind(2, name).bind(3, v).bind(4, seq++).run();
     statement(db_,
-              "UPDATE runs SET status = 'complete', exit_status = 0, wall_s = ?, finished = ? WHERE id = ?",
+              "UPDATE runs SET status = 'complete', exit_status = 0, wall_s = ?, finished = ?, stats_rows = (SELECT "
+              "COUNT(*) FROM stats WHERE run_id = ?3), metrics_rows = (SELECT COUNT(*) FROM metrics WHERE run_id = "
+              "?3) WHERE id = ?3",
               path_)
         .bind(1, r.wall_s)
         .bind(2, r.finished)
         .bind(3, id)
+        .run();
+    t.commit();
+}
+
+std::vector<sweep_db::damaged_run> sweep_db::damaged_runs() {
+    // A run without stats rows, or with fewer than it completed with (NULL: a database of an earlier
+    // warmsched, which did not count them).
+    statement s(db_,
+                "SELECT id, s, IFNULL(stats_rows, -1), m, IFNULL(metrics_rows, -1) FROM (SELECT id, stats_rows, "
+                "metrics_rows, run_index, (SELECT COUNT(*) FROM stats WHERE run_id = runs.id) AS s, (SELECT "
+                "COUNT(*) FROM metrics WHERE run_id = runs.id) AS m FROM runs WHERE status = 'complete') WHERE s = 0 "
+                "OR (stats_rows IS NOT NULL AND s != stats_rows) OR (metrics_rows IS NOT NULL AND m != "
+                "metrics_rows) ORDER BY run_index",
+                path_);
+    std::vector<damaged_run> out;
+    while (s.step()) {
+        damaged_run d;
+        d.id = s.text(0);
+        const long long stats = s.integer(1), stats_rows = s.integer(2), metrics = s.integer(3),
+                        metrics_rows = s.integer(4);
+        if (stats == 0 || (stats_rows >= 0 && stats != stats_rows))
+            d.what = (stats_rows >= 0 ? std::to_string(stats_rows - stats) + " of its " + std::to_string(stats_rows)
+                                      : std::string("all its")) +
+                     " stats rows are missing";
+        else
+            d.what = std::to_string(metrics_rows - metrics) + " of its " + std::to_string(metrics_rows) +
+                     " metrics rows are missing";
+        out.push_back(d);
+    }
+    return out;
+}
+
+void sweep_db::redo(const std::string& id) {
+    transaction t(*this);
+    statement(db_, "DELETE FROM stats WHERE run_id = ?", path_).bind(1, id).run();
+    statement(db_, "DELETE FROM metrics WHERE run_id = ?", path_).bind(1, id).run();
+    statement(db_, "UPDATE runs SET status = 'pending', pid = NULL, stats_rows = NULL, metrics_rows = NULL WHERE id = ?",
+              path_)
+        .bind(1, id)
         .run();
     t.commit();
 }

@@ -2,7 +2,9 @@
 // table per kind (schema in docs/outputs.md, "A sweep's database"):
 //   sweep(key, value)                  the grid's canonical text ('grid'), the Slurm job in flight
 //   runs(id, run_index, point, seed, status, dir, command_line, build_commit, host, pid, exit_status,
-//        wall_s, started, finished, attempts)      status: pending | running | complete | failed
+//        wall_s, started, finished, attempts, stats_rows, metrics_rows)
+//                                      status: pending | running | complete | failed; *_rows: the rows
+//                                      a complete run has in stats and metrics, to find deleted ones
 //   params(run_id, key, value)         every override of the run (its axes, params:, seed)
 //   stats(run_id, name, value)         every stat of the run's stats.json
 //   metrics(run_id, name, value)       what `warmsched compare` reads (workload metrics, key counters)
@@ -59,6 +61,15 @@ public:
     void complete(const std::string& id, const run_result& r);
     void fail(const std::string& id, int exit_status, const std::string& finished);
     void reset_to_pending(const std::string& id);
+
+    // Runs marked complete whose stats or metrics rows are not all there (deleted by hand, or a damaged
+    // database): what is missing, e.g. "3 of its 412 stats rows are missing". redo() makes one pending
+    // again, without its remaining rows.
+    struct damaged_run {
+        std::string id, what;
+    };
+    std::vector<damaged_run> damaged_runs();
+    void redo(const std::string& id);
 
     std::vector<run_row> rows();
     std::optional<std::string> value(const std::string& key);

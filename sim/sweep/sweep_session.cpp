@@ -5,6 +5,7 @@
 #include "sim/experiment.h"
 #include "sim/results_dir.h"
 #include "sim/sweep/run_one.h"
+#include "workloads/cli/option_parser.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <thread>
 
@@ -47,14 +49,20 @@ bool process_alive(long pid) {
 sweep_session::sweep_session(const sweep_spec& spec) : spec_(spec), runs_(spec.runs()) {
     // Every run's configuration is read before anything is written: errors come all at once.
     config::error_list errors;
+    // Each line names the sweep file and the point (its axis values), then what the run's reader says.
+    auto point_of = [&](const sweep_run& r) { return describe_run(spec_, r) + ": "; };
     for (const auto& r : runs_) {
         try {
             command_workload command;
             command.words = r.command;
             read_experiment(spec_.experiment, r.overrides, command);
         } catch (const config::config_error& e) {
-            for (const auto& line : e.lines()) errors.add_line(r.id + ": " + line);
+            for (const auto& line : e.lines()) errors.add_line(point_of(r) + line);
             break; // one run's errors are usually every run's
+        } catch (const workloads::usage_error& e) { // the tool's own message: its first line
+            const std::string what = e.what();
+            errors.add_line(point_of(r) + what.substr(0, what.find('\n')));
+            break;
         }
     }
     errors.throw_if_any();
@@ -77,6 +85,12 @@ sweep_session::~sweep_session() {
 }
 
 void sweep_session::recover() {
+    // A run marked complete whose stats rows are gone is run again, and the user is told.
+    for (const auto& d : db_->damaged_runs()) {
+        std::cerr << "warning: sweep: " << database_path(spec_) << ": run " << d.id << " is marked complete but "
+                  << d.what << ": running it again\n";
+        db_->redo(d.id);
+    }
     const std::string here = this_host();
     for (int attempt = 0;; ++attempt) {
         bool waiting = false;

@@ -25,7 +25,8 @@ public:
     sweep_session& operator=(const sweep_session&) = delete;
 
     // Rows `running` with no live process (waits a few seconds for the children of a killed start to
-    // die) and `failed` rows become pending; partial directories go. Call once no run of an earlier
+    // die), `failed` rows, and `complete` rows whose stats or metrics rows are missing in results.db
+    // (said on stderr) become pending; partial directories go. Call once no run of an earlier
     // start can still be in flight (the local pool's children die with it; a Slurm job is waited for).
     void recover();
     // The runs still to do (pending), index order.

@@ -6,6 +6,7 @@
 #include "platforms/config/config_reader.h"
 #include "platforms/platform_catalog.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -19,6 +20,12 @@ std::string run_id(std::size_t point, std::uint64_t seed) {
     char b[32];
     std::snprintf(b, sizeof b, "p%04zu", point);
     return std::string(b) + "-s" + std::to_string(seed);
+}
+
+std::string describe_run(const sweep_spec& spec, const sweep_run& r) {
+    std::string d = spec.file + ": run " + r.id + " (";
+    for (const auto& [k, v] : r.axis) d += k + "=" + v + " ";
+    return d + "seed=" + std::to_string(r.seed) + ")";
 }
 
 std::size_t sweep_spec::points() const {
@@ -94,6 +101,11 @@ std::string sweep_spec::canonical_text() const {
 
 sweep_spec read_sweep_spec(const std::string& path, const std::string& out_override) {
     const config::config_node root = config::load_yaml_file(path);
+    // Every key has a default, so an empty file would be one run of default.yaml: a wrong file, not a sweep.
+    if (root.entries().empty())
+        throw config::config_error(config::origin{path, 0, 0}, "",
+                                   "the sweep file is empty (give axes:, and experiment: or command:; "
+                                   "docs/outputs.md, \"A sweep of runs\")");
     config::error_list errors;
     sweep_spec s;
     s.file = fs::absolute(path).lexically_normal().string();
@@ -159,7 +171,12 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
             r.error("params", "expected a map of dotted.key: value");
         } else {
             for (const auto& e : params->entries()) {
-                if (!e.value.is_scalar())
+                const bool is_axis = std::any_of(s.axes.begin(), s.axes.end(),
+                                                 [&](const sweep_axis& a) { return a.name == e.key; });
+                if (is_axis)
+                    errors.add(e.key_where, "params." + e.key,
+                               "is also an axis: a key is fixed (params:) or swept (axes:), not both");
+                else if (!e.value.is_scalar())
                     errors.add(e.key_where, "params." + e.key, "expected a plain value");
                 else
                     s.params.emplace_back(e.key, e.value.scalar());

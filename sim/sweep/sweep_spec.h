@@ -57,4 +57,8 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
 // "p0003-s2".
 std::string run_id(std::size_t point, std::uint64_t seed);
 
+// What an error about one run starts with: the sweep file and the point,
+// "/x/sweep.yaml: run p0001-s1 (g=x seed=1)".
+std::string describe_run(const sweep_spec& spec, const sweep_run& r);
+
 } // namespace warmsched::sim::sweep

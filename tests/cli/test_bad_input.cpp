@@ -2,6 +2,7 @@
 // what is wrong, and exit status 2 -- never a signal, an uncaught exception or a hang. The limits are
 // those of docs/validation.md "Reliability" (pid_max, the platform limits, hackbench's message size).
 #include "support/cli_runner.h"
+#include "support/file_text.h"
 
 #include <catch2/catch.hpp>
 
@@ -154,4 +155,183 @@ TEST_CASE("compare and plot read malformed files without an exception: numbers p
     const auto r = run_cli("compare " + dir.string());
     CHECK(r.status == 2);
     CHECK(r.err.find("error: ") == 0);
+}
+
+// Issue 41, item 7: limits with holes, and numbers no machine gives printed with exit 0.
+TEST_CASE("coherence latencies, an L1 under a cycle, DRAM under 10ns and a 1 B/s disk are refused") {
+    refused("run -p platform.core.atomic_latency=1s" + hackbench,
+            "core.atomic_latency: a locked read-modify-write of more than 1us is no machine's");
+    refused("probe c2c --platform zen3-5950x -p core.atomic_latency=1s --pairs 0:1",
+            "core.atomic_latency: a locked read-modify-write of more than 1us");
+    refused("probe c2c --platform zen3-5950x -p caches.2.peer_snoop_latency=1s --pairs 0:1",
+            "caches[2].peer_snoop_latency: a snoop of a peer's cache of more than 1us is no machine's");
+    refused("run -p platform.caches.0.latency=0cycles" + hackbench,
+            "platform.caches[0].latency: a cache hit takes at least one core cycle (0.204082ns at core.frequency), got 0ns");
+    refused("run -p platform.memory.latency=1ps" + hackbench,
+            "platform.memory.latency: a memory latency under 10ns is no DRAM's (row activation and column read alone take ~25ns; got 1ps)");
+    refused("run -p platform.block_device.read_bandwidth=1B/s" + hackbench,
+            "platform.block_device.read_bandwidth: must be between 1MB/s (an SD card or a USB 2.0 stick, the slowest storage in use) and 1PB/s");
+    // The shipped platforms stay inside the bounds (platforms lists every one as valid).
+    const auto listed = run_cli("platforms");
+    CHECK(listed.status == 0);
+    CHECK(listed.out.find("invalid") == std::string::npos);
+}
+
+TEST_CASE("a quantum past 1us changes results and is refused, 1us and 100ns run") {
+    refused("run -p quantum=1s" + hackbench, "quantum: must be between 1ns and 1us");
+    refused("run -p quantum=0.5ns" + hackbench, "quantum: must be between 1ns and 1us");
+    CHECK(run_cli("run --out " + (scratch / "quantum-100ns").string() + " -p quantum=100ns" + hackbench).status == 0);
+}
+
+TEST_CASE("probe arguments that measure nothing are refused: 0 bytes, 0 round trips, a 0B working set, a move to itself") {
+    refused("probe bandwidth --platform zen3-5950x --bytes 0B --cpus 0", "--bytes: '0B' is smaller than the minimum 4KiB");
+    refused("probe c2c --platform zen3-5950x --round-trips 0 --pairs 0:1", "--round-trips: must be 1 to 1048576");
+    refused("probe migrate --platform zen3-5950x --ws 0B", "--ws: '0B' is smaller than the minimum 64B");
+    refused("probe migrate --platform zen3-5950x --from 0 --to 0",
+            "--from/--to: CPU 0 twice: a migration moves the task to another CPU");
+    refused("probe latency --platform zen3-5950x --max-footprint 0B", "--max-footprint: '0B' is smaller than the minimum 64B");
+}
+
+TEST_CASE("pid_max holds for the experiment's workloads together, not for each alone") {
+    // zen3-5950x: pid_max 32768. Each hackbench needs 20001 tasks (250 groups x 80 + 1): alone it fits.
+    const std::string two = file("two-hackbench.yaml", "platform: zen3-5950x\nworkloads:\n"
+                                                       "  - hackbench -g 250 -f 40 -l 1\n"
+                                                       "  - hackbench -g 250 -f 40 -l 1\n");
+    refused("run " + two + " --out " + (scratch / "pid-max").string(),
+            "workloads: the workloads together need 40002 tasks, more than the simulated kernel's pid_max of 32768 on 32 CPUs");
+    CHECK_FALSE(fs::exists(scratch / "pid-max"));
+}
+
+// Issue 41, item 8: what was silently taken.
+TEST_CASE("empty option values are refused, not taken as the default") {
+    refused("run --seed ''" + hackbench, "--seed: an empty value");
+    refused("run --platform ''" + hackbench, "--platform: an empty value");
+    refused("import " + std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/hwloc/Intel-Core-2xXeon-E5345.xml -o ''",
+            "--output: an empty value");
+    refused("run -p platform.name=" + hackbench, "-p platform.name=: platform.name: an empty value");
+    refused("run -p seed=" + hackbench, "an empty value");
+    refused("topology " + file("empty-name.yaml", "include: " + std::string(WARMSCHED_SOURCE_DIR) +
+                                                      "/configs/platforms/zen3-5950x.yaml\nname: \"\"\n"),
+            "empty-name.yaml:2:7: name: an empty name");
+}
+
+TEST_CASE("a second YAML document, a tag and bytes that are not UTF-8 are refused, keys are shown escaped") {
+    const std::string base = "include: " + std::string(WARMSCHED_SOURCE_DIR) + "/configs/platforms/zen3-5950x.yaml\n";
+    refused("run --platform " + file("two-docs.yaml", base + "---\nname: other\n") + hackbench,
+            "two-docs.yaml:3: a second YAML document (after ---)");
+    refused("run --platform " + file("binary.yaml", base + "description: !!binary aGVsbG8=\n") + hackbench,
+            "binary.yaml:2:14: the YAML tag !!binary is not understood");
+    refused("run --platform " + file("custom-tag.yaml", base + "description: !mine x\n") + hackbench,
+            "the YAML tag !mine is not understood");
+    refused("run --platform " + file("latin1.yaml", base + "description: caf\xe9\n") + hackbench,
+            "latin1.yaml:2: invalid UTF-8 (byte 0xe9): the text must be UTF-8");
+    refused("run -p 'description=caf\xe9'" + hackbench, "invalid UTF-8 (byte 0xe9");
+    // An escape sequence in an unknown key is shown as \x1b, never sent to the terminal.
+    const auto r = run_cli("run --platform " + file("esc-key.yaml", base + "\"\x1b[2Jx\": 1\n") + hackbench + " </dev/null");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("\\x1b[2Jx: unknown key") != std::string::npos);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    // UTF-8 is fine: config.yaml keeps it as written.
+    const fs::path ok = scratch / "utf8-ok";
+    CHECK(run_cli("run --out " + ok.string() + " -p 'description=µs über' -- hackbench -g 1 -l 1").status == 0);
+}
+
+TEST_CASE("two cache levels with one name and a trace format listed twice are refused") {
+    refused("run -p platform.caches.1.name=l1d" + hackbench,
+            "platform.caches[1].name: two cache levels are named 'l1d'");
+    refused("run --trace-format ftrace,ftrace" + hackbench, "trace.formats: 'ftrace' is listed twice in 'ftrace,ftrace'");
+}
+
+TEST_CASE("a trace window that opens after the run: refused before a run with a duration, a warning after one without") {
+    const fs::path out = scratch / "late-window";
+    refused("run --out " + out.string() + " -p duration=10ms --trace-window 0.02:0.03 -- hackbench -g 1 -l 1",
+            "trace.start: the trace window opens at 20ms, after the run ends (duration: 10ms): nothing would be traced");
+    CHECK_FALSE(fs::exists(out));
+    // Without a duration the end is known only after the run: it completes and says so in one line.
+    const auto r = run_cli("run --out " + out.string() + " --trace-window 100:101 -- hackbench -g 1 -l 1");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("warning: trace.start: the trace window never opened (it opens at 100 s, the run ended at 0.") !=
+          std::string::npos);
+    CHECK(r.err.find("s): the trace files hold no scheduler events\n") != std::string::npos);
+    CHECK(fs::exists(out / "trace.txt"));
+}
+
+// Issue 41, item 11: errors that named the wrong thing or hid the cause.
+TEST_CASE("unclear errors say what is wrong: an empty list entry, a seed past 64 bits, a NUL byte, CR-only lines") {
+    refused("run " + file("empty-entry.yaml", "platform: zen3-5950x\nworkloads:\n  -\n"),
+            "empty-entry.yaml:3:3: workloads.0: an empty entry (a '-' with nothing after it)");
+    refused("run --seed 18446744073709551615" + hackbench, "seed: 18446744073709551615 is out of range [0, 4611686018427387904]");
+    refused("run " + file("nul.yaml", std::string("platform: zen3-5950x\nworkloads: [hackbench -g 1 -l 1]\n\0\n", 56)),
+            "nul.yaml:3: a NUL byte");
+    refused("run " + file("cr-only.yaml", "platform: zen3-5950x\rworkloads: [hackbench -g 1 -l 1]\r"),
+            "cr-only.yaml: CR-only line endings (classic Mac OS): the file reads as one line");
+    // CRLF (Windows) line endings are fine.
+    CHECK(run_cli("run --out " + (scratch / "crlf").string() + " " +
+                  file("crlf.yaml", "platform: zen3-5950x\r\nworkloads: [hackbench -g 1 -l 1]\r\n"))
+              .status == 0);
+}
+
+TEST_CASE("taskset -c takes util-linux's cpulist strides (0-7:2), a stride of 0 is refused") {
+    const fs::path out = scratch / "stride";
+    const auto r = run_cli("run --out " + out.string() + " -- taskset -c 0-7:2 hackbench -g 1 -l 1");
+    INFO(r.err);
+    CHECK(r.status == 0);
+    // The tool's own message, with its usage line, as for every taskset error.
+    const auto zero = run_cli("run -- taskset -c 0-7:0 hackbench -g 1 -l 1");
+    CHECK(zero.status == 2);
+    CHECK(zero.err.rfind("taskset: failed to parse CPU list: 0-7:0 (this machine has CPUs 0-31)\n", 0) == 0);
+}
+
+// Issue 41, item 10: the import refuses what the model cannot state instead of making it uniform.
+namespace {
+std::string hwloc_variant(const std::string& name, const std::string& from, const std::string& to) {
+    std::string xml = warmsched::test::file_text(std::string(WARMSCHED_SOURCE_DIR) +
+                                     "/tests/data/hwloc/Intel-SandyBridge-2xXeon-E5-2650-linux.xml");
+    const auto at = xml.find(from);
+    REQUIRE(at != std::string::npos);
+    xml.replace(at, from.size(), to);
+    return file(name, xml);
+}
+} // namespace
+
+TEST_CASE("import: non-uniform hwloc and sysfs inputs are refused, naming the input and what differs") {
+    const std::string pu16 = "<object type=\"PU\" os_index=\"16\" cpuset=\"0x00010000\" complete_cpuset=\"0x00010000\" "
+                             "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"9\"/>";
+    const std::string out = " -o " + (scratch / "imported.yaml").string();
+    fs::remove(scratch / "imported.yaml");
+    refused("import " + hwloc_variant("one-pu.xml", pu16, "") + out,
+            "one-pu.xml: core L#0 has 1 PU of the 2 CPUs of its cpuset (no PU object for CPU 16)");
+    refused("import " + hwloc_variant("dup-os-index.xml", "type=\"PU\" os_index=\"16\"", "type=\"PU\" os_index=\"0\"") + out,
+            "dup-os-index.xml: two PU objects have os_index 0 (L#0 and L#1)");
+    refused("import " + hwloc_variant("two-kinds.xml", "  <support name=",
+                                      "  <cpukind cpuset=\"0x00ff00ff\" forced_efficiency=\"1\"/>\n"
+                                      "  <cpukind cpuset=\"0xff00ff00\" forced_efficiency=\"0\"/>\n  <support name=") + out,
+            "two-kinds.xml: the input has 2 CPU kinds, kind 0 (CPUs 8-15,24-31), kind 1 (CPUs 0-7,16-23) (a hybrid CPU?); "
+            "the model needs one kind of core");
+    // A saved sysfs tree whose L2 sharing names CPUs the tree does not have.
+    const fs::path tree = scratch / "sysfs-out-of-range";
+    fs::remove_all(tree);
+    fs::copy(std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/sysfs/8em64t-2s2ca2c", tree, fs::copy_options::recursive);
+    std::ofstream(tree / "sys/devices/system/cpu/cpu3/cache/index2/shared_cpu_list") << "0-99\n";
+    refused("import --from sysfs " + tree.string() + out,
+            "cpu3/cache/index2/shared_cpu_list: lists CPU 8, which the tree does not have (no cpu8 directory; it has 8 CPUs)");
+    // One cache level: the message names the input and what is missing, not a key of the written file.
+    for (const auto& e : fs::directory_iterator(tree / "sys/devices/system/cpu"))
+        if (e.is_directory()) fs::remove_all(e.path() / "cache/index2");
+    refused("import --from sysfs " + tree.string() + out,
+            tree.string() + ": the input gives one cache level (L1, no other data or unified cache); the model needs at least two");
+    CHECK_FALSE(fs::exists(scratch / "imported.yaml"));
+}
+
+TEST_CASE("import --name: control characters are refused, other names are written so they stay one value") {
+    const std::string xml = std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/hwloc/Intel-Core-2xXeon-E5345.xml";
+    refused("import " + xml + " --name 'a\nnuma: {}'", "--name: a platform name is one line of text, without control characters (got \"a\\nnuma: {}\")");
+    const auto r = run_cli("import " + xml + " --name 'my \"box\": x'");
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("\nname: \"my \\\"box\\\": x\"\n") != std::string::npos);
+    const fs::path saved = scratch / "quoted-name.yaml";
+    std::ofstream(saved) << r.out;
+    const auto t = run_cli("topology " + saved.string());
+    CHECK(t.status == 0);
 }

@@ -93,3 +93,54 @@ TEST_CASE("the resolved tree holds every value read, defaults included") {
     CHECK(resolved.find("ways")->scalar() == "8");
     CHECK(resolved.to_yaml().find("ways: 8") != std::string::npos);
 }
+
+namespace {
+// The one error line of loading `text`, or "" when it loads.
+std::string load_error(const std::string& text) {
+    try {
+        load_yaml_text(text, "t.yaml");
+    } catch (const config_error& e) {
+        REQUIRE(e.lines().size() == 1);
+        return e.lines().front();
+    }
+    return "";
+}
+} // namespace
+
+TEST_CASE("configuration text is UTF-8 without NUL bytes or lone carriage returns, one document, no tags") {
+    // Valid: ASCII, 2-, 3- and 4-byte UTF-8, a byte order mark, CRLF line endings, tags yaml-cpp sets itself.
+    CHECK(load_error("a: µs über 😀\r\nb: 'x'\r\n") == "");
+    CHECK(load_error("\xef\xbb\xbf" "a: 1\n") == "");
+    CHECK(load_error("a: 1\n...\n") == "");
+    // Not UTF-8: a Latin-1 byte, an overlong slash, a UTF-16 surrogate, a truncated sequence, past U+10FFFF.
+    CHECK(load_error("a: 1\nb: caf\xe9\n") == "t.yaml:2: invalid UTF-8 (byte 0xe9): the text must be UTF-8");
+    CHECK(load_error("a: \xc0\xaf\n") == "t.yaml:1: invalid UTF-8 (byte 0xc0): the text must be UTF-8");
+    CHECK(load_error("a: \xed\xa0\x80\n") == "t.yaml:1: invalid UTF-8 (byte 0xed): the text must be UTF-8");
+    CHECK(load_error("a: \xe2\x82") == "t.yaml:1: invalid UTF-8 (byte 0xe2): the text must be UTF-8");
+    CHECK(load_error("a: \xf4\x90\x80\x80\n") == "t.yaml:1: invalid UTF-8 (byte 0xf4): the text must be UTF-8");
+    CHECK(load_error(std::string("a: 1\n\nb: \0\n", 10)) == "t.yaml:3: a NUL byte (a binary file? configuration files are text)");
+    CHECK(load_error("a: 1\rb: 2\r").find("t.yaml: CR-only line endings") == 0);
+    CHECK(load_error("a: 1\nb: 2\rc: 3\n").find("t.yaml:2: a carriage return without a line feed") == 0);
+    CHECK(load_error("a: 1\n---\nb: 2\n").find("t.yaml:3: a second YAML document") == 0);
+    CHECK(load_error("a: 1\n---\n").find("a second YAML document") != std::string::npos);
+    CHECK(load_error("a: !!int 1\n").find("t.yaml:1:4: the YAML tag !!int is not understood") == 0);
+    CHECK(load_error("a: !!binary aGk=\n").find("the YAML tag !!binary is not understood") != std::string::npos);
+    CHECK(load_error("a: !local {b: 1}\n").find("the YAML tag !local is not understood") != std::string::npos);
+}
+
+TEST_CASE("error lines show control characters of keys and values escaped") {
+    error_list errors;
+    errors.add(origin{"f.yaml", 2, 1}, "k\x1b[31m", "got 'a\tb\x7f \xff µs'");
+    CHECK(errors.lines().front() == "f.yaml:2:1: k\\x1b[31m: got 'a\\tb\\x7f \\xff µs'");
+    // An empty list entry keeps the list's position (yaml-cpp gives it the next token's).
+    const config_node root = load_yaml_text("a: 1\nlist:\n  -\n  - x\n", "t.yaml");
+    CHECK(root.find("list")->items()[0].is_null());
+    CHECK(root.find("list")->items()[0].where().describe() == "t.yaml:3:3");
+}
+
+TEST_CASE("an override with an empty value or bytes that are not UTF-8 is refused") {
+    config_node root = load_yaml_text("seed: 1\n", "t.yaml");
+    CHECK_THROWS_WITH(apply_override(root, "seed="),
+                      "-p seed=: seed: an empty value (give a value, or leave the override out for the default)");
+    CHECK_THROWS_WITH(apply_override(root, "seed=\xff"), "-p seed=\\xff: invalid UTF-8 (byte 0xff): the text must be UTF-8");
+}

@@ -83,6 +83,14 @@ TEST_CASE("hackbench options parse like rt-tests hackbench") {
     REQUIRE(workloads::parse_cpu_list("0-2,5", 8, mask));
     CHECK(mask == std::vector<bool>{true, true, true, false, false, true, false, false});
     CHECK_FALSE(workloads::parse_cpu_list("3-1", 8, mask));
+    // util-linux's strides (cpulist_parse): N-M:S takes every S-th CPU of the range.
+    REQUIRE(workloads::parse_cpu_list("0-7:2", 8, mask));
+    CHECK(mask == std::vector<bool>{true, false, true, false, true, false, true, false});
+    REQUIRE(workloads::parse_cpu_list("1-6:3,7", 8, mask));
+    CHECK(mask == std::vector<bool>{false, true, false, false, true, false, false, true});
+    CHECK_FALSE(workloads::parse_cpu_list("0-7:0", 8, mask)); // no stride 0
+    CHECK_FALSE(workloads::parse_cpu_list("3:2", 8, mask));   // a stride needs a range
+    CHECK_FALSE(workloads::parse_cpu_list("0-7:", 8, mask));
 }
 
 TEST_CASE("hackbench over sockets with processes delivers every message") {

@@ -129,6 +129,11 @@ TEST_CASE("sweep: a bad SWEEP.yaml is one line per error and exit status 2") {
         {"axes:\n  seed: [1, 2]\n", "the seeds are `seeds:`"},
         {"seeds: many\n", "expected a seed"},
         {"axes:\n  kernel.version: [cfs, bsd]\n", "kernel.version"},
+        // Issue 41: a key both fixed and swept; a bad point names the sweep file and the point.
+        {"params:\n  kernel.version: cfs\naxes:\n  kernel.version: [cfs, eevdf]\n",
+         "params.kernel.version: is also an axis: a key is fixed (params:) or swept (axes:), not both"},
+        {"command: hackbench -g {g} -l 1\naxes:\n  g: [1, x]\n",
+         "sweep.yaml: run p0001-s1 (g=x seed=1): hackbench: "},
     };
     for (const auto& [yaml, message] : cases) {
         const fs::path file = sweep_file("bad", std::string(yaml) + "out: out\n");
@@ -140,6 +145,52 @@ TEST_CASE("sweep: a bad SWEEP.yaml is one line per error and exit status 2") {
         CHECK(r.err.find(message) != std::string::npos);
         CHECK_FALSE(fs::exists(file.parent_path() / "out")); // nothing started
     }
+}
+
+TEST_CASE("sweep: an empty sweep file is refused, not run as default.yaml") {
+    for (const char* yaml : {"", "# nothing but a comment\n"}) {
+        const fs::path file = sweep_file("empty", yaml);
+        const auto r = test::run_cli("sweep " + file.string());
+        INFO(r.err);
+        CHECK(r.status == 2);
+        CHECK(lines_of(r.err) == 1);
+        CHECK(r.err == "error: " + file.string() + ": the sweep file is empty (give axes:, and experiment: or command:; "
+                                                   "docs/outputs.md, \"A sweep of runs\")\n");
+        CHECK_FALSE(fs::exists(file.parent_path() / "sweeps"));
+    }
+}
+
+TEST_CASE("sweep: a complete run whose stats rows were deleted is not passed off: compare refuses, sweep runs it again") {
+    const fs::path file = sweep_file("deleted-rows", "params:\n  platform: haswell-i7-4790\ncommand: hackbench -p -g 1 -l 5\n"
+                                                     "axes:\n  kernel.version: [cfs, eevdf]\nout: out\n");
+    REQUIRE(test::run_cli("sweep " + file.string()).status == 0);
+    const std::string db = (file.parent_path() / "out" / "results.db").string();
+    const long long rows = query_number(db, "SELECT COUNT(*) FROM stats WHERE run_id = 'p0001-s1'");
+    REQUIRE(rows > 1);
+    CHECK(query_number(db, "SELECT stats_rows FROM runs WHERE id = 'p0001-s1'") == rows);
+    {
+        sqlite3* h = nullptr;
+        REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(h, "DELETE FROM stats WHERE rowid = (SELECT MIN(rowid) FROM stats WHERE run_id = 'p0001-s1')",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(h);
+    }
+    const auto c = test::run_cli("compare " + (file.parent_path() / "out").string());
+    INFO(c.out << c.err);
+    CHECK(c.status == 2);
+    CHECK(lines_of(c.err) == 1);
+    CHECK(c.err.find("run p0001-s1 is marked complete but 1 of its " + std::to_string(rows) +
+                     " stats rows are missing") != std::string::npos);
+    CHECK(c.out.empty());
+    const auto again = test::run_cli("sweep " + file.string());
+    INFO(again.out << again.err);
+    CHECK(again.status == 0);
+    CHECK(again.err.find("run p0001-s1 is marked complete but 1 of its " + std::to_string(rows) +
+                         " stats rows are missing: running it again") != std::string::npos);
+    CHECK(again.out.find("1 of 2 runs to do") != std::string::npos);
+    CHECK(query_number(db, "SELECT COUNT(*) FROM stats WHERE run_id = 'p0001-s1'") == rows);
+    CHECK(query_number(db, "SELECT attempts FROM runs WHERE id = 'p0001-s1'") == 2);
+    CHECK(test::run_cli("compare " + (file.parent_path() / "out").string()).status == 0);
 }
 
 TEST_CASE("sweep: the database holds every run's params, provenance and stats.json, compare and plot read it") {

@@ -59,6 +59,12 @@ bool parse_cpu_list(const std::string& text, unsigned ncpus, std::vector<bool>& 
     std::string part;
     bool any = false;
     while (std::getline(ss, part, ',')) {
+        // util-linux's cpulist_parse: N, N-M, or N-M:S (every S-th CPU of the range; S >= 1).
+        long long stride = 1;
+        if (const std::size_t colon = part.find(':'); colon != std::string::npos) {
+            if (part.find('-') > colon || !parse_int(part.substr(colon + 1), 1, ncpus, stride)) return false;
+            part.resize(colon);
+        }
         const std::size_t dash = part.find('-');
         long long lo = 0, hi = 0;
         if (dash == std::string::npos) {
@@ -68,7 +74,7 @@ bool parse_cpu_list(const std::string& text, unsigned ncpus, std::vector<bool>& 
                    !parse_int(part.substr(dash + 1), 0, ncpus - 1, hi) || hi < lo) {
             return false;
         }
-        for (long long c = lo; c <= hi; ++c) mask[static_cast<std::size_t>(c)] = true;
+        for (long long c = lo; c <= hi; c += stride) mask[static_cast<std::size_t>(c)] = true;
         any = true;
     }
     return any;

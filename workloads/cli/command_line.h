@@ -26,7 +26,8 @@ workload_command parse_command_line(const std::vector<std::string>& argv, unsign
                                     workload_params params = {});
 // Splits a command line at blanks, honouring '...' and "..." quoting.
 std::vector<std::string> split_command_line(const std::string& line);
-// "0-3,8" -> a mask of ncpus; false if malformed or out of range.
+// "0-3,8" or "0-7:2" (util-linux cpulist: ranges with a stride) -> a mask of ncpus; false if malformed or
+// out of range.
 bool parse_cpu_list(const std::string& text, unsigned ncpus, std::vector<bool>& mask);
 
 } // namespace warmsched::workloads
