@@ -32,7 +32,11 @@ public:
         std::error_code ec;
         fs::remove_all(dir_, ec);
     }
-    bool mounted() const { return mounted_; }
+    // Whether the disk is there; says the case was not checked where it is not.
+    bool mounted() const {
+        if (!mounted_) WARN("not checked: mounting a tmpfs needs root");
+        return mounted_;
+    }
     const fs::path& dir() const { return dir_; }
 
 private:
@@ -59,37 +63,25 @@ void failed_cleanly(const small_disk& d, const std::string& args, const std::str
 
 TEST_CASE("a full disk ends the run with exit 1 and one line, and leaves no directory") {
     small_disk d("64k", "size=64k");
-    if (!d.mounted()) {
-        WARN("not checked: mounting a tmpfs needs root");
-        return;
-    }
+    if (!d.mounted()) return;
     failed_cleanly(d, "-- hackbench -g 1 -l 1", "No space left on device");
 }
 
 TEST_CASE("traces that do not fit end the run the same way") {
     small_disk d("1m", "size=1m");
-    if (!d.mounted()) {
-        WARN("not checked: mounting a tmpfs needs root");
-        return;
-    }
+    if (!d.mounted()) return;
     failed_cleanly(d, "--trace-format ftrace,perfetto -- hackbench -g 2 -l 200", "No space left on device");
 }
 
 TEST_CASE("running out of inodes is the same kind of error, not an uncaught exception") {
     small_disk d("inodes", "size=16m,nr_inodes=24");
-    if (!d.mounted()) {
-        WARN("not checked: mounting a tmpfs needs root");
-        return;
-    }
+    if (!d.mounted()) return;
     failed_cleanly(d, "-- hackbench -g 2 -l 1", "No space left on device");
 }
 
 TEST_CASE("a --repeat seed that meets a full disk fails, and --resume finishes it once there is room") {
     small_disk d("repeat", "size=256k");
-    if (!d.mounted()) {
-        WARN("not checked: mounting a tmpfs needs root");
-        return;
-    }
+    if (!d.mounted()) return;
     const fs::path out = d.dir() / "rep";
     const auto r = run_cli_as_is("run --repeat 3 -j 1 --out " + out.string() + " -- hackbench -g 1 -l 1");
     INFO(r.err);
