@@ -128,9 +128,15 @@ sweep_db::sweep_db(const std::string& path) : path_(path) {
         throw config::config_error(std::vector<std::string>{path + ": cannot open the sweep database: " + why});
     }
     sqlite3_busy_timeout(db_, 120000);
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");
-    exec(schema);
+    try {
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=NORMAL");
+        exec(schema);
+    } catch (...) { // not a database ("file is not a database"): no destructor runs for a half-made object
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw;
+    }
 }
 
 sweep_db::~sweep_db() {
