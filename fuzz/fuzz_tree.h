@@ -10,7 +10,8 @@
 //
 // Paths are relative, of the characters [A-Za-z0-9._-] and '/', without '..', at most 4 levels deep; a
 // header that breaks these rules is taken as a line of the file before it. At most 64 entries; parent
-// directories are made as needed. Text before the first header is ignored. The tree is rebuilt from
+// directories are made as needed; an entry whose path is taken, or below a link, a file or a FIFO, is
+// left out. Text before the first header is ignored. The tree is rebuilt from
 // nothing for every input in /tmp/warmsched-fuzz-<pid>.tree/.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,7 +83,21 @@ inline std::string scratch_tree(const std::string& text) {
         }
         if (!entries.empty() && entries.back().kind == 'f') entries.back().body += line + "\n";
     }
+    // An entry is made only where nothing is yet and every directory above it under the root is a real
+    // one: nothing is written through a link (which may lead out of the tree) or into a FIFO (which
+    // blocks the harness itself). The first entry of a path wins.
+    const auto placeable = [&](const fs::path& rel) {
+        fs::path at = root;
+        for (auto it = rel.begin(); it != rel.end(); ++it) {
+            at /= *it;
+            const fs::file_status st = fs::symlink_status(at, ec);
+            if (!fs::exists(st)) return true;
+            if (std::next(it) == rel.end() || !fs::is_directory(st)) return false;
+        }
+        return false;
+    };
     for (const entry& e : entries) {
+        if (!placeable(e.path)) continue;
         const fs::path p = root / e.path;
         fs::create_directories(p.parent_path(), ec);
         switch (e.kind) {
