@@ -387,6 +387,10 @@ TEST_CASE("an rt-app use case whose threads all block for good ends with one lin
                            "other": {"loop": 1, "run": 50, "lock": "m", "unlock": "m"}}})",
              "for good: holder-0 waits on mutex \"m\" held by holder-0 (in lock1), other-1 waits on mutex \"m\" "
              "held by holder-0 (in lock)");
+    deadlock("exits-holding.json",
+             R"({"tasks": {"holder": {"loop": 1, "lock": "m", "run": 100},
+                           "other": {"loop": 1, "run": 50, "lock": "m", "unlock": "m"}}})",
+             "for good: other-1 waits on mutex \"m\" held by holder-0, which has exited (in lock)");
     // rt-app's stop wakes every condition's waiters, not a mutex's: with a duration the first use case ends
     // normally at the stop, and the held mutex is still a deadlock.
     fs::remove_all(out);

@@ -105,8 +105,12 @@ std::string waited_on(const world& w, const thread_record& r) {
         const std::size_t i = static_cast<std::size_t>(
             r.waits_mutex - (barrier ? w.barrier_mutexes.data() : w.mutexes.data()));
         const int owner = r.waits_mutex->owner;
-        return (barrier ? "the mutex of barrier " : "mutex ") + name(i) +
-               (owner >= 0 ? " held by " + w.threads[static_cast<std::size_t>(owner)].name : std::string());
+        std::string held;
+        if (owner >= 0) {
+            const thread_record& o = w.threads[static_cast<std::size_t>(owner)];
+            held = " held by " + o.name + (o.exited ? ", which has exited" : "");
+        }
+        return (barrier ? "the mutex of barrier " : "mutex ") + name(i) + held;
     }
     const bool barrier = r.waits_cond >= w.barrier_conds.data() &&
                          r.waits_cond < w.barrier_conds.data() + w.barrier_conds.size();
