@@ -42,13 +42,15 @@ std::string find_platform_path(const std::string& name_or_path, std::string& why
         name_or_path.find('/') != std::string::npos ||
         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".yaml") ||
         (name_or_path.size() > 4 && name_or_path.substr(name_or_path.size() - 4) == ".xml");
+    std::error_code ec;
     if (looks_like_path) {
-        if (fs::exists(name_or_path)) return name_or_path;
+        // A symlink loop or a path without permission is there to read: the reader names the problem.
+        if (fs::exists(fs::symlink_status(name_or_path, ec))) return name_or_path;
         why = "platform file '" + name_or_path + "' does not exist";
         return {};
     }
     fs::path p = fs::path(configs_dir()) / "platforms" / (name_or_path + ".yaml");
-    if (fs::exists(p)) return p.string();
+    if (fs::exists(fs::symlink_status(p, ec))) return p.string();
     std::string list;
     for (const auto& n : shipped_platforms()) list += (list.empty() ? "" : ", ") + n;
     why = "unknown platform '" + name_or_path + "' (shipped: " + list + ")";

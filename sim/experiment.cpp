@@ -78,10 +78,12 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     e.set_sampling = static_cast<unsigned>(r.integer("set_sampling", 1, 1, 1 << 16));
     e.fast_forward = static_cast<unsigned>(r.integer("fast_forward", 1, 1, 1 << 20));
     unsigned cpus = 1;
+    bool platform_read = false;
     if (platform_node && platform_node->is_map()) {
         config::config_node resolved_platform = config::config_node::make_map({});
         try {
             e.platform = platform::read_platform(*platform_node, &resolved_platform, "platform");
+            platform_read = true;
             cpus = 1;
             for (const auto& l : e.platform.levels) cpus *= l.count;
             cpus *= e.platform.threads_per_core;
@@ -97,19 +99,16 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     auto kernel = r.child("kernel");
     e.kernel = read_kernel_config(kernel, cpus);
     kernel.finish();
-    e.duration_ns = static_cast<std::uint64_t>(r.time_ps("duration", 0) / 1000);
-    e.warmup_ns = static_cast<std::uint64_t>(r.time_ps("warmup", 0) / 1000);
+    e.duration_ns = r.time_ns("duration", 0);
+    e.warmup_ns = r.time_ns("warmup", 0);
     e.warmup_where = r.where("warmup");
     if (e.warmup_ns && e.duration_ns && e.warmup_ns >= e.duration_ns)
         r.error("warmup", "the warm-up (" + config::format_time_ps(e.warmup_ns * 1000.0) +
                               ") must end before the run does (duration: " +
                               config::format_time_ps(e.duration_ns * 1000.0) + ")");
-    const double period_ps = r.time_ps("stats_period", 0);
-    e.stats_period_ns = static_cast<std::uint64_t>(period_ps / 1000);
+    e.stats_period_ns = r.time_ns("stats_period", 0);
     e.stats_period_where = r.where("stats_period");
-    if (period_ps > 0 && e.stats_period_ns == 0)
-        r.error("stats_period", "a period of at least 1ns, or 0 for none");
-    else if (e.stats_period_ns && e.duration_ns && e.stats_period_ns >= e.duration_ns)
+    if (e.stats_period_ns && e.duration_ns && e.stats_period_ns >= e.duration_ns)
         r.error("stats_period", "a period (" + config::format_time_ps(e.stats_period_ns * 1000.0) +
                                     ") must be shorter than the run (duration: " +
                                     config::format_time_ps(e.duration_ns * 1000.0) + ")");
@@ -162,9 +161,9 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
             }
         }
         e.trace.vcd = t.boolean("vcd", false);
-        e.trace.start_ns = static_cast<std::uint64_t>(t.time_ps("start", 0) / 1000);
-        e.trace.end_ns = static_cast<std::uint64_t>(t.time_ps("end", 0) / 1000);
-        e.trace.counter_interval_ns = static_cast<std::uint64_t>(t.time_ps("counter_interval", 1e9) / 1000);
+        e.trace.start_ns = t.time_ns("start", 0);
+        e.trace.end_ns = t.time_ns("end", 0);
+        e.trace.counter_interval_ns = t.time_ns("counter_interval", 1'000'000);
         if (e.trace.end_ns && e.trace.end_ns <= e.trace.start_ns)
             t.error("end", "the trace window must end after it starts (0: at the end of the run)");
         if (e.trace.counter_interval_ns == 0) t.error("counter_interval", "must be at least 1ns");
@@ -247,7 +246,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
         }
     }
     auto probes = r.child("probes");
-    e.probes = read_probe_settings(probes, cpus);
+    e.probes = read_probe_settings(probes, cpus, platform_read ? &e.platform : nullptr);
     e.probes.seed = e.seed;
     const bool any_probe = e.probes.latency || e.probes.c2c || e.probes.bandwidth || e.probes.migrate;
     if (any_probe && !e.workloads.empty())

@@ -107,6 +107,8 @@ int run_probe(const probe_cli& c) {
         l.cpu = c.cpu;
         l.min_footprint = cli_size(c.min_footprint, "--min-footprint", 64);
         l.max_footprint = cli_size(c.max_footprint, "--max-footprint", 64);
+        if (const std::string why = sim::probe_size_problem(p, l.max_footprint); !why.empty())
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--max-footprint", why);
         s.latency = l;
     } else if (c.kind == "c2c") {
         sim::c2c_settings k;
@@ -138,6 +140,8 @@ int run_probe(const probe_cli& c) {
     } else {
         sim::migrate_settings m;
         m.working_set = cli_size(c.ws, "--ws", 64);
+        if (const std::string why = sim::probe_size_problem(p, m.working_set); !why.empty())
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--ws", why);
         m.write_fraction = c.write_fraction;
         if ((c.from >= 0) != (c.to >= 0))
             throw config::config_error(config::origin{"<command line>", 0, 0}, "--from/--to",

@@ -85,7 +85,27 @@ std::vector<std::pair<unsigned, unsigned>> parse_pairs(const std::string& text, 
     return pairs;
 }
 
-probe_suite_settings read_probe_settings(config::config_reader& r, unsigned num_cpus) {
+std::uint64_t max_probe_bytes(const platform::platform_params& p) {
+    std::uint64_t caches = 0;
+    for (const auto& c : p.caches) caches += c.size;
+    return std::max<std::uint64_t>(1ull << 30, 4 * caches);
+}
+
+std::string probe_size_problem(const platform::platform_params& p, std::uint64_t bytes) {
+    const std::uint64_t max = max_probe_bytes(p);
+    if (bytes <= max) return {};
+    return config::format_size(bytes) + " is more than a probe takes on " + p.name + ": at most " +
+           config::format_size(max) +
+           ", the larger of 1GiB and 4 x the caches on one CPU's path (past that every access is served by "
+           "memory; the probe simulates every line and keeps its order in host memory)";
+}
+
+probe_suite_settings read_probe_settings(config::config_reader& r, unsigned num_cpus,
+                                         const platform::platform_params* platform) {
+    auto check_size = [&](config::config_reader& c, const std::string& key, std::uint64_t bytes) {
+        if (platform)
+            if (const std::string why = probe_size_problem(*platform, bytes); !why.empty()) c.error(key, why);
+    };
     probe_suite_settings s;
     const long long last_cpu = static_cast<long long>(num_cpus) - 1;
     if (r.has("latency")) {
@@ -98,6 +118,7 @@ probe_suite_settings read_probe_settings(config::config_reader& r, unsigned num_
             c.integer("max_loads", static_cast<long long>(l.max_loads), 1, 1ll << 32));
         if (l.max_footprint < l.min_footprint)
             c.error("max_footprint", "must not be smaller than min_footprint");
+        check_size(c, "max_footprint", l.max_footprint);
         c.finish();
         s.latency = l;
     }
@@ -121,6 +142,7 @@ probe_suite_settings read_probe_settings(config::config_reader& r, unsigned num_
         auto c = r.child("migrate");
         migrate_settings m;
         m.working_set = c.size("working_set", m.working_set, 64);
+        check_size(c, "working_set", m.working_set);
         m.write_fraction = c.number("write_fraction", m.write_fraction, 0, 1);
         c.finish();
         s.migrate = m;

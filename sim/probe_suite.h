@@ -47,8 +47,18 @@ struct probe_suite_settings {
     std::uint64_t seed = 1;
 };
 
-// Reads the `probes:` map of an experiment (each key present enables that probe).
-probe_suite_settings read_probe_settings(config::config_reader& probes, unsigned num_cpus);
+// Reads the `probes:` map of an experiment (each key present enables that probe). `platform` (null when
+// it could not be read) bounds the latency footprints and the migrate working set (max_probe_bytes).
+probe_suite_settings read_probe_settings(config::config_reader& probes, unsigned num_cpus,
+                                         const platform::platform_params* platform);
+
+// The largest latency footprint or migrate working set a probe takes on `p`: the larger of 1GiB (the
+// latency probe's default) and 4 x the caches on one CPU's path (one of each level). Past it every access
+// is served by memory, so nothing new is measured, while the probe simulates every line and keeps each
+// line's place in its order in host memory (a 1TiB working set was std::bad_alloc, a 1TiB footprint a
+// hang). "" when `bytes` is within it, else why not (to follow "--ws: " or a key).
+std::uint64_t max_probe_bytes(const platform::platform_params& p);
+std::string probe_size_problem(const platform::platform_params& p, std::uint64_t bytes);
 
 // Parses "0-3,8,10-11" (Linux cpulist); throws config_error naming `what` when malformed or out of range.
 std::vector<unsigned> parse_cpulist(const std::string& text, unsigned num_cpus, const std::string& what);

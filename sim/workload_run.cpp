@@ -105,6 +105,12 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                       static_cast<double>(k.now()) / 1e9);
         throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
     };
+    // A workload that can never go on (rt-app's threads all blocked for good) ends the run the same way.
+    auto stop_on_blocked_workload = [&] {
+        for (const auto& w : ws)
+            if (const std::string why = w.w->blocked_for_good(); !why.empty())
+                throw config::config_error(std::vector<std::string>{why + " (no results written)"});
+    };
     // The run goes in steps, each the same simulation as one run to the end (no event is added or moved):
     //   - to the end of the warm-up (`warmup:`), where every counter is read once: the stats, the summary,
     //     the reports, schedstat/vN-start.txt and cgroup/<path>/cpu.stat.start then cover the window after
@@ -163,12 +169,14 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         if (!to) { // no stop left: to the end
             k.run(0);
             stop_on_policy_error();
+            stop_on_blocked_workload();
             break;
         }
         // Until the warm-up has ended, the run goes on to it even with nothing left to do (as one run to
         // its end would).
         more = k.run_to(to, !e.duration_ns && window_open) || !window_open;
         stop_on_policy_error();
+        stop_on_blocked_workload();
         if (!window_open && k.now() >= e.warmup_ns) {
             open_window();
             window_open = true;

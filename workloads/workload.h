@@ -30,6 +30,11 @@ public:
     // Why the workload never ends by itself (rt-app with no duration and a thread looping forever: the
     // real one runs until Ctrl+C), or "" if it ends. A run needs an end: the experiment's duration.
     virtual std::string runs_until_stopped() const { return {}; }
+    // Why it can never go on, found during the run (rt-app: every thread blocked for good on its mutexes,
+    // conditions and barriers: "rt-app: FILE: every thread is blocked at ..."), or "" while it can. The run
+    // then stops with this line, writes no results and exits with status 2, as for a bad input: the
+    // real tool would hang there.
+    virtual std::string blocked_for_good() const { return {}; }
     // Writes the tool's own output files (rt-app's per-thread logs, ...) into the run's results directory.
     virtual void write_files(const std::string& dir) const { (void)dir; }
     // cgroup v2 paths its own configuration moves tasks into (rt-app's "taskgroup"), each with where it

@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace warmsched::config {
 namespace fs = std::filesystem;
@@ -75,6 +78,16 @@ config_node& config_node::set(const std::string& key, config_node value, origin 
     return entries_.back().value;
 }
 
+config_node& config_node::append(std::string key, config_node value, origin key_where) {
+    if (kind_ != kind::map) {
+        kind_ = kind::map;
+        scalar_.clear();
+        items_.clear();
+    }
+    entries_.push_back({std::move(key), std::move(key_where), std::move(value)});
+    return entries_.back().value;
+}
+
 void config_node::erase(const std::string& key) {
     entries_.erase(
         std::remove_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.key == key; }),
@@ -83,9 +96,14 @@ void config_node::erase(const std::string& key) {
 
 void config_node::merge_from(const config_node& over) {
     if (kind_ == kind::map && over.kind_ == kind::map) {
+        // Keys are unique in both maps, so the index of this map's keys needs no update as `over`'s new
+        // keys are appended.
+        std::unordered_map<std::string_view, config_node*> mine;
+        mine.reserve(entries_.size());
+        for (auto& e : entries_) mine.emplace(e.key, &e.value);
         for (const auto& e : over.entries_) {
-            if (config_node* mine = find(e.key))
-                mine->merge_from(e.value);
+            if (const auto it = mine.find(e.key); it != mine.end())
+                it->second->merge_from(e.value);
             else
                 entries_.push_back(e);
         }
@@ -170,12 +188,13 @@ config_node convert(const YAML::Node& y, const std::string& file, convert_budget
     }
     case YAML::NodeType::Map: {
         config_node n = config_node::make_map(where);
+        std::unordered_set<std::string> keys; // a hash set: a search of the map per key was quadratic
         for (const auto& kv : y) {
             origin key_where = origin_of(kv.first.Mark(), file);
             if (!kv.first.IsScalar()) throw config_error(key_where, "", "a map key must be a plain name");
-            const std::string key = kv.first.Scalar();
-            if (n.find(key)) throw config_error(key_where, key, "key appears twice in the same map");
-            n.set(key, convert(kv.second, file, budget, depth + 1), key_where);
+            std::string key = kv.first.Scalar();
+            if (!keys.insert(key).second) throw config_error(key_where, key, "key appears twice in the same map");
+            n.append(std::move(key), convert(kv.second, file, budget, depth + 1), std::move(key_where));
         }
         return n;
     }
@@ -212,7 +231,11 @@ config_node parse_text(const std::string& text, const std::string& name) {
 }
 
 config_node load_with_includes(const std::string& path, std::vector<std::string>& chain) {
-    std::string canonical = fs::weakly_canonical(fs::path(path)).string();
+    // A path that cannot be resolved (a symlink loop, no permission) is compared as written; reading it
+    // below names the problem.
+    std::error_code ec;
+    std::string canonical = fs::weakly_canonical(fs::path(path), ec).string();
+    if (ec) canonical = fs::absolute(fs::path(path), ec).lexically_normal().string();
     if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
         throw config_error(origin{path, 0, 0}, "include", "include cycle through " + path);
     if (chain.size() >= max_include_depth)
@@ -236,7 +259,7 @@ config_node load_with_includes(const std::string& path, std::vector<std::string>
         if (!name->is_scalar() || name->scalar().empty())
             throw config_error(name->where(), "include", "expected a file path");
         fs::path target = fs::path(path).parent_path() / name->scalar();
-        if (!fs::exists(target))
+        if (!fs::exists(fs::symlink_status(target, ec)))
             throw config_error(name->where(), "include",
                                "included file '" + target.string() + "' does not exist");
         base.merge_from(load_with_includes(target.string(), chain));

@@ -38,8 +38,11 @@ public:
     const config_node* find(const std::string& key) const;
     config_node* find(const std::string& key);
     const entry* find_entry(const std::string& key) const;
-    // Inserts or replaces a key (keeping its position when it exists).
+    // Inserts or replaces a key (keeping its position when it exists). Searches the map: linear.
     config_node& set(const std::string& key, config_node value, origin key_where = {});
+    // Adds a key the caller knows the map does not have, without searching (a map read from YAML is
+    // built so, its keys checked for duplicates with a hash set: 120,000 keys took minutes with set()).
+    config_node& append(std::string key, config_node value, origin key_where);
     void erase(const std::string& key);
 
     // Sequence access.
@@ -47,7 +50,8 @@ public:
     std::deque<config_node>& items() { return items_; }
     void push_back(config_node v) { items_.push_back(std::move(v)); }
 
-    // Deep merge: maps merge key by key; anything else in `over` replaces this node.
+    // Deep merge: maps merge key by key; anything else in `over` replaces this node. Linear in the sizes
+    // of both maps (a hash index of this one's keys).
     void merge_from(const config_node& over);
 
     // YAML text of the tree (used to write the resolved configuration).

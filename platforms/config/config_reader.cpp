@@ -187,6 +187,18 @@ WARMSCHED_UNIT_READER(frequency, double, parse_frequency, format_frequency)
 WARMSCHED_UNIT_READER(bandwidth, double, parse_bandwidth, format_bandwidth)
 #undef WARMSCHED_UNIT_READER
 
+std::uint64_t config_reader::time_ns(const std::string& key, std::optional<std::uint64_t> def_ns) {
+    const config_node* given = node_ && node_->is_map() ? node_->find(key) : nullptr;
+    const double ps =
+        time_ps(key, def_ns ? std::optional<double>(static_cast<double>(*def_ns) * 1000) : std::nullopt);
+    if (given && given->is_scalar() && std::fmod(ps, 1000.0) != 0) {
+        error(key, "'" + given->scalar() + "' is not a whole number of nanoseconds (the model's clock counts " +
+                       "ns, as the kernel's does)");
+        return def_ns.value_or(0);
+    }
+    return static_cast<std::uint64_t>(ps / 1000);
+}
+
 std::uint64_t config_reader::size(const std::string& key, std::optional<std::uint64_t> def,
                                   std::uint64_t min) {
     const config_node* n = raw(key, !def);

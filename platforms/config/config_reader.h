@@ -30,6 +30,10 @@ public:
     std::uint64_t size(const std::string& key, std::optional<std::uint64_t> def = std::nullopt,
                        std::uint64_t min = 1);
     double time_ps(const std::string& key, std::optional<double> def = std::nullopt);
+    // A time the model counts in whole nanoseconds (the scheduler's clock, as the kernel's): a value with
+    // a fraction of a ns (0.5ns, 1500ps) is refused rather than truncated -- `duration: 0.5ns` became 0,
+    // which means no duration. Returns nanoseconds.
+    std::uint64_t time_ns(const std::string& key, std::optional<std::uint64_t> def_ns = std::nullopt);
     latency_value latency(const std::string& key, std::optional<latency_value> def = std::nullopt);
     double frequency(const std::string& key, std::optional<double> def = std::nullopt);
     double bandwidth(const std::string& key, std::optional<double> def = std::nullopt);

@@ -1,6 +1,7 @@
 // Import front door; see platform_import.h.
 #include "platforms/import/platform_import.h"
 
+#include "base/files/input_file.h"
 #include "platforms/config/config_error.h"
 #include "platforms/config/config_node.h"
 #include "platforms/import/hwloc_import.h"
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 namespace warmsched::platform::import {
@@ -40,7 +42,8 @@ import_from sniff(const std::string& text, const std::string& source) {
 
 // A platform name from a file name: its stem, with anything but [A-Za-z0-9._-] made '-'.
 std::string name_from(const std::string& input) {
-    if (input.empty() || input == "-" || fs::is_directory(input)) return "this-machine";
+    std::error_code ec;
+    if (input.empty() || input == "-" || fs::is_directory(input, ec)) return "this-machine";
     std::string n = fs::path(input).stem().string();
     for (char& c : n)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '-';
@@ -59,6 +62,8 @@ bool parse_import_from(const std::string& name, import_from& out) {
 
 bool is_hwloc_xml(const std::string& path) {
     if (path.size() > 4 && path.compare(path.size() - 4, 4, ".xml") == 0) return true;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return false; // a FIFO would block here; the YAML reader names it
     std::ifstream in(path);
     char head[5] = {};
     return in && in.read(head, 5) && std::string(head, 5) == "<?xml";
@@ -73,6 +78,7 @@ std::string import_platform_yaml(const import_request& r) {
                                        r.name + "\")");
     machine_inventory inv;
     import_from from = r.from;
+    std::error_code dir_ec; // a symlink loop or no permission: not a directory, and reading it says why
     if (in.empty()) { // this machine
         if (from == import_from::lscpu) fail("<command line>", "--from lscpu needs a file of `lscpu -J` output");
         inv = from == import_from::hwloc ? read_hwloc_this_machine() : read_sysfs("/");
@@ -83,19 +89,27 @@ std::string import_platform_yaml(const import_request& r) {
             inv = read_hwloc_this_machine();
             inv.source = "this machine (hwloc: /sys lists no caches)";
         }
-    } else if (from == import_from::sysfs || (from == import_from::automatic && fs::is_directory(in))) {
+    } else if (from == import_from::sysfs || (from == import_from::automatic && fs::is_directory(in, dir_ec))) {
         if (in == "-") fail("<command line>", "--from sysfs reads a directory, not standard input");
-        if (!fs::is_directory(in)) fail(in, "not a directory (a sysfs root holding sys/devices/system/cpu)");
-        inv = read_sysfs(in);
+        if (!fs::is_directory(in, dir_ec))
+            fail(in, dir_ec && dir_ec != std::errc::no_such_file_or_directory
+                         ? "cannot be read: " + dir_ec.message()
+                         : "not a directory (a sysfs root holding sys/devices/system/cpu)");
+        try {
+            inv = read_sysfs(in);
+        } catch (const fs::filesystem_error& e) { // a directory of the tree that cannot be listed
+            fail(e.path1().string(), "cannot be read: " + e.code().message());
+        }
     } else {
         std::string text;
         const std::string source = in == "-" ? "<stdin>" : in;
         if (in == "-") {
             text = read_all(std::cin);
-        } else {
-            std::ifstream f(in, std::ios::binary);
-            if (!f) fail(in, fs::exists(in) ? "cannot read file" : "no such file");
-            text = read_all(f);
+        } else { // a regular file of at most 16MiB: a directory, a FIFO or a device is named for what it is
+            std::string why;
+            std::optional<std::string> file = base::read_input_file(in, why);
+            if (!file) fail(in, why);
+            text = std::move(*file);
         }
         if (from == import_from::automatic) from = sniff(text, source);
         inv = from == import_from::hwloc ? read_hwloc_xml_text(text, source) : read_lscpu_json(text, source);

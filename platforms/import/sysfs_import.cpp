@@ -1,11 +1,11 @@
 // sysfs reader; see sysfs_import.h.
 #include "platforms/import/sysfs_import.h"
 
+#include "base/files/input_file.h"
 #include "platforms/config/config_error.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,9 +19,21 @@ namespace {
     throw config::config_error(config::origin{source, 0, 0}, "", what);
 }
 
+// A sysfs or procfs file's text, or nullopt when there is none. Anything but a regular file (real sysfs
+// and procfs files are regular) is refused in one line: a FIFO blocked the import for ever.
+std::optional<std::string> file_text(const fs::path& p) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(p, ec)) && !ec) return std::nullopt;
+    std::string why;
+    std::optional<std::string> text = base::read_input_file(p.string(), why);
+    if (!text && why != "does not exist") fail(p.string(), why);
+    return text;
+}
+
 std::optional<std::string> first_line(const fs::path& p) {
-    std::ifstream in(p);
-    if (!in) return std::nullopt;
+    const std::optional<std::string> text = file_text(p);
+    if (!text) return std::nullopt;
+    std::istringstream in(*text);
     std::string line;
     std::getline(in, line);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
@@ -58,7 +70,7 @@ std::string trimmed(const std::string& s) {
 
 // The first processor's vendor_id, cpu family, model and model name from /proc/cpuinfo (x86 layout).
 void read_cpuinfo(const fs::path& file, machine_inventory& inv) {
-    std::ifstream in(file);
+    std::istringstream in(file_text(file).value_or(""));
     for (std::string line; std::getline(in, line);) {
         if (line.empty()) break; // the end of the first processor's block
         const auto colon = line.find(':');

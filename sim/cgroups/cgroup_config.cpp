@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <sstream>
+#include <string>
 
 namespace warmsched::sim {
 
@@ -26,16 +27,46 @@ constexpr std::size_t max_groups = 65'536;
 constexpr std::size_t max_levels = 16;
 constexpr long long max_fanout = 1'000;
 
+// The kernel's limits on a group's name and path (mkdir in cgroupfs): a name is one directory entry of
+// at most NAME_MAX bytes (ENAMETOOLONG), and the path below the mount point /sys/fs/cgroup must fit in
+// PATH_MAX with it.
+constexpr std::size_t name_max = 255;
+constexpr std::size_t path_max = 4096 - 1 - std::char_traits<char>::length("/sys/fs/cgroup");
+
+// Files cgroupfs has in every non-root group of the model's hierarchy (cgroup v2 with the cpu
+// controller and PSI): a group of one of these names is mkdir's EEXIST.
+bool is_interface_file(const std::string& name) {
+    static const char* const files[] = {"cpu.stat", "cpu.stat.local", "cpu.weight", "cpu.weight.nice", "cpu.idle",
+                                        "cpu.max", "cpu.max.burst", "cpu.uclamp.min", "cpu.uclamp.max",
+                                        "cpu.pressure", "io.pressure", "memory.pressure", "irq.pressure"};
+    return std::any_of(std::begin(files), std::end(files), [&](const char* f) { return name == f; });
+}
+
 // A cgroup directory name: what mkdir in cgroupfs accepts, restricted to a portable set.
 std::string name_problem(const std::string& name) {
     if (name.empty()) return "an empty path component";
     if (name == "." || name == "..") return "'" + name + "' is not a group name";
+    if (name.size() > name_max)
+        return "a group name of " + std::to_string(name.size()) + " bytes; the kernel's limit is NAME_MAX, " +
+               std::to_string(name_max) + " (mkdir fails with ENAMETOOLONG)";
     for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '@' ||
               c == ':' || c == '+'))
             return "group name '" + name + "' has a '" + std::string(1, c) +
                    "' (allowed: letters, digits, _ - . @ : +)";
+    // The core interface files (cgroup.procs, cgroup.threads, ...) all begin with "cgroup.", a prefix
+    // cgroup-v2.rst reserves for them; newer kernels add more.
+    if (name.rfind("cgroup.", 0) == 0)
+        return "'" + name + "' begins with 'cgroup.', the prefix cgroup v2 reserves for its core files "
+               "(cgroup.procs, cgroup.threads, ...; mkdir of one fails with EEXIST)";
+    if (is_interface_file(name))
+        return "'" + name + "' is the name of a file cgroupfs has in every group (mkdir fails with EEXIST)";
     return {};
+}
+
+std::string path_length_problem(std::size_t length) {
+    return "a group path of " + std::to_string(length) + " bytes; below /sys/fs/cgroup it must fit in PATH_MAX " +
+           "(at most " + std::to_string(path_max) + " bytes; mkdir fails with ENAMETOOLONG)";
 }
 
 std::string parent_of(const std::string& path) {
@@ -157,6 +188,20 @@ void run_generator(config::config_reader& g, config_node& g_resolved, cgroup_set
         }
         g_resolved.set("fanout", std::move(seq));
     }
+    // The longest name and path it makes: the last group of each level.
+    if (!name.empty() && name_problem(name).empty() && !fanout.empty()) {
+        std::size_t longest = parent == "/" ? 0 : parent.size();
+        for (std::size_t l = 0; l < fanout.size(); ++l) {
+            const std::string last = (l == 0 ? name : "l" + std::to_string(l + 1) + "_") +
+                                     std::to_string(fanout[l] - 1);
+            if (const std::string why = name_problem(last); !why.empty()) {
+                g.error(l == 0 ? "name" : "fanout", "the group " + last + " it makes: " + why);
+                break;
+            }
+            longest += 1 + last.size();
+        }
+        if (longest > path_max) g.error("fanout", "its deepest groups: " + path_length_problem(longest));
+    }
     std::size_t total = 0, width = 1;
     for (long long f : fanout) {
         width *= static_cast<std::size_t>(f);
@@ -274,6 +319,8 @@ cgroup_setup read_cgroups(config::config_reader& r, config::error_list& errors, 
                 std::string why;
                 if (spec.path == "/") {
                     why = "the root group is always there and has no cpu.weight or cpu.max (cgroup v2)";
+                } else if (spec.path.size() > path_max) {
+                    why = path_length_problem(spec.path.size());
                 } else if (spec.path.empty() || spec.path[0] != '/') {
                     why = "a group path starts with '/' (e.g. /tenant1/db), got '" + spec.path + "'";
                 } else if (spec.path.back() == '/') {

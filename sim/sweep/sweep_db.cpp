@@ -137,20 +137,26 @@ sweep_db::sweep_db(const std::string& path) : path_(path) {
         throw config::config_error(std::vector<std::string>{path + ": cannot open the sweep database: " + why});
     }
     sqlite3_busy_timeout(db_, 120000);
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");
-    exec(schema);
-    // A database of an earlier warmsched has no row counts: add the columns (NULL for its runs), in one
-    // transaction, so that a process opening it at the same moment finds both or neither.
-    auto has_counts = [&] {
-        statement cols(db_, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'metrics_rows'", path_);
-        return cols.step() && cols.integer(0) > 0;
-    };
-    if (!has_counts()) {
-        exec("BEGIN IMMEDIATE");
-        if (!has_counts())
-            exec("ALTER TABLE runs ADD COLUMN stats_rows INTEGER; ALTER TABLE runs ADD COLUMN metrics_rows INTEGER");
-        exec("COMMIT");
+    try {
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=NORMAL");
+        exec(schema);
+        // A database of an earlier warmsched has no row counts: add the columns (NULL for its runs), in one
+        // transaction, so that a process opening it at the same moment finds both or neither.
+        auto has_counts = [&] {
+            statement cols(db_, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'metrics_rows'", path_);
+            return cols.step() && cols.integer(0) > 0;
+        };
+        if (!has_counts()) {
+            exec("BEGIN IMMEDIATE");
+            if (!has_counts())
+                exec("ALTER TABLE runs ADD COLUMN stats_rows INTEGER; ALTER TABLE runs ADD COLUMN metrics_rows INTEGER");
+            exec("COMMIT");
+        }
+    } catch (...) { // not a database ("file is not a database"): no destructor runs for a half-made object
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw;
     }
 }
 

@@ -219,6 +219,20 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
     }
     r.finish();
     errors.throw_if_any();
+    // The grid is counted before it is expanded: 10^9 runs were expanded in memory until bad_alloc.
+    std::uint64_t runs = s.seeds.size();
+    bool past_2_64 = false;
+    for (const auto& a : s.axes) past_2_64 = past_2_64 || __builtin_mul_overflow(runs, a.values.size(), &runs);
+    if (past_2_64 || runs > max_sweep_runs) {
+        std::string shape;
+        for (const auto& a : s.axes) shape += std::to_string(a.values.size()) + " x ";
+        r.error(s.axes.empty() ? "seeds" : "axes",
+                "the grid has " + (past_2_64 ? std::string("more than 2^64") : std::to_string(runs)) + " runs (" +
+                    shape + std::to_string(s.seeds.size()) + " seeds); a sweep has at most " +
+                    std::to_string(max_sweep_runs) +
+                    " runs (each is checked and listed in results.db before the first starts)");
+        errors.throw_if_any();
+    }
 
     if (!out_override.empty())
         s.out = fs::absolute(out_override).lexically_normal().string();

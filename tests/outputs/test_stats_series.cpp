@@ -187,7 +187,8 @@ TEST_CASE("stats_period: one line and exit status 2 for a period that cannot be,
                    "duration: 2000ms)\n");
     r = run_cli(run + " -p stats_period=100ps -- hackbench -l 10");
     CHECK(r.status == 2);
-    CHECK(r.err == "error: -p stats_period=100ps: stats_period: a period of at least 1ns, or 0 for none\n");
+    CHECK(r.err == "error: -p stats_period=100ps: stats_period: '100ps' is not a whole number of nanoseconds (the "
+                   "model's clock counts ns, as the kernel's does)\n");
     r = run_cli(run + " -p stats_period=often -- hackbench -l 10");
     CHECK(r.status == 2);
     CHECK(r.err.find("stats_period") != std::string::npos);

@@ -382,7 +382,7 @@ TEST_CASE("import: bad input is one error line naming the file, status 2") {
         {"import " + broken.string(), broken.string() + ": "},
         {"import " + v3.string(), v3.string() + ": hwloc: cannot import XML version 3.0"},
         {"import " + neither.string(), neither.string() + ": neither hwloc XML"},
-        {"import " + (dir / "missing.xml").string(), (dir / "missing.xml").string() + ": no such file"},
+        {"import " + (dir / "missing.xml").string(), (dir / "missing.xml").string() + ": does not exist"},
         {"import --from sysfs " + neither.string(), neither.string() + ": not a directory"},
         {"import --from lscpu " + v3.string(), v3.string() + ": not lscpu JSON"},
         {"import --from hwloc " + data + "this-machine/lscpu.json", data + "this-machine/lscpu.json: not an hwloc XML"},

@@ -50,6 +50,7 @@ public:
                 w.stop = true;
                 for (const waiter& v : take_all_waiters(w))
                     outbox_.push_back(op::futex_wake(*v.word, v.token + 1, 1));
+                w.stop_woke = true;
                 stage_ = 4;
                 break;
             case 4: // pthread_join every thread (the forked ones too)
@@ -201,6 +202,14 @@ std::string rt_app::runs_until_stopped() const {
                 return ph.path + " loops forever and global.duration is not set (rt-app runs until Ctrl+C)";
     }
     return {};
+}
+
+std::string rt_app::blocked_for_good() const {
+    const world& w = *w_;
+    if (w.deadlock.empty()) return {};
+    char at[48];
+    std::snprintf(at, sizeof at, "%.6f", static_cast<double>(w.deadlock_at) / 1e9);
+    return "rt-app: " + w.cfg.file + ": every thread is blocked at " + at + " simulated s, for good: " + w.deadlock;
 }
 
 void rt_app::write_files(const std::string& dir) const {

@@ -45,6 +45,7 @@ public:
     void report(std::ostream& out) const override;
     void write_files(const std::string& dir) const override;
     std::string runs_until_stopped() const override;
+    std::string blocked_for_good() const override; // a deadlock: who waits on what (rtapp_runtime.h)
     // The tasks' "taskgroup" paths; each thread of such a task moves itself into its group when it starts.
     std::vector<std::pair<std::string, std::string>> cgroups_named() const override;
     void use_cgroups(const scheduler::cgroup_tree& tree) override;

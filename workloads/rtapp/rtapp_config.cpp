@@ -696,6 +696,48 @@ struct parser {
                          "would loop forever at one instant; give it a run, a sleep or a timer period > 0");
     }
 
+    // rt-app writes each thread's log as <log_basename>-<thread>.log in the log directory (and, with
+    // gnuplot, <log_basename>-<thread>.plot and <log_basename>-period.plot / -run.plot), where a thread's
+    // name is <task>-<index>, or <task>-<index>-<fork number> for a thread a fork event made. These must
+    // be file names in that directory: a task name with '/' would put its log elsewhere (a task
+    // "../../esc"), and a name past NAME_MAX cannot be created (ENAMETOOLONG) -- both were silently not
+    // written. Checked with the longest index each task's threads can get.
+    void check_log_names() const {
+        static constexpr std::size_t name_max = 255; // NAME_MAX: a directory entry's bytes
+        const auto digits = [](long long n) { return std::to_string(std::max(0ll, n)).size(); };
+        for (const task& t : c.tasks) {
+            if (t.name.find('/') != std::string::npos || t.name.find('\0') != std::string::npos)
+                fail(t.path, std::string("a task name with a '") + (t.name.find('/') != std::string::npos ? "/" : "\\0") +
+                                 "': it is part of its threads' log file names (" + c.global.log_basename +
+                                 "-<task>-<index>.log), which must stay in the log directory");
+        }
+        const std::string& base = c.global.log_basename;
+        if (base.find('\0') != std::string::npos) fail("global.log_basename", "a file name prefix with a '\\0'");
+        if (c.global.log_disabled) return; // no file is written
+        const std::size_t ext = c.global.gnuplot ? 5 : 4; // ".plot" or ".log"
+        if (base.size() + std::string("-period.plot").size() > name_max ||
+            base.size() + std::string("-t-0").size() + ext > name_max)
+            fail("global.log_basename",
+                 "a prefix of " + std::to_string(base.size()) + " bytes: with the suffixes rt-app adds (-<task>-" +
+                     "<index>.log) its log file names would pass NAME_MAX (" + std::to_string(name_max) + " bytes)");
+        long long fork_resources = 0;
+        for (const resource& r : c.resources) fork_resources += r.kind == resource_kind::fork;
+        for (std::size_t i = 0; i < c.tasks.size(); ++i) {
+            const task& t = c.tasks[i];
+            bool forked = false; // a fork event names this task: its forked threads' names are longer
+            for (const resource& r : c.resources) forked = forked || (r.kind == resource_kind::fork && r.name == t.name);
+            // At most 1024 forks per fork resource (rt-app's FORKS_LIMIT), each a new thread index.
+            const std::size_t suffix = forked ? 1 + digits(c.threads + 1024 * fork_resources - 1) + 5
+                                              : 1 + digits(c.threads - 1);
+            const std::size_t longest = base.size() + 1 + t.name.size() + suffix + ext;
+            if (longest > name_max)
+                fail(t.path, "its threads' log files would be named " + base + "-<task>-<index>" +
+                                 (forked ? "-<fork>" : "") + (c.global.gnuplot ? ".plot" : ".log") + ", up to " +
+                                 std::to_string(longest) + " bytes, more than NAME_MAX (" + std::to_string(name_max) +
+                                 "); give the task a shorter name (or a shorter global.log_basename)");
+        }
+    }
+
     static int default_priority(policy p) { return p == policy::fifo || p == policy::rr ? 10 : 0; }
 
     void check_priority(policy p, int prio, const std::string& where) const {
@@ -751,6 +793,7 @@ struct parser {
                                 fail(ph.path + "." + e.key, "fork of an unknown task \"" + r.name + "\"");
             }
         }
+        check_log_names();
         if (!not_modelled.empty()) throw usage_error(not_modelled.front());
     }
 };

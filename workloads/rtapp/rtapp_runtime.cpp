@@ -85,6 +85,41 @@ void init_world(world& w, sim_kernel& k) {
     w.main_word = &k.make_futex();
 }
 
+namespace {
+// A waiter is off its queue: its wakeup is on the way.
+void off_queue(world& w, const waiter& v) {
+    if (v.thread < 0) return;
+    thread_record& r = w.threads[static_cast<std::size_t>(v.thread)];
+    if (r.asleep) --w.blocked;
+    r.waits_mutex = nullptr;
+    r.waits_cond = nullptr;
+    r.asleep = false;
+}
+
+// "mutex m held by t1-0", "barrier b", "cond c": what a waiting thread waits on.
+std::string waited_on(const world& w, const thread_record& r) {
+    const auto name = [&](std::size_t i) { return "\"" + w.cfg.resources[i].name + "\""; };
+    if (r.waits_mutex) {
+        const bool barrier = r.waits_mutex >= w.barrier_mutexes.data() &&
+                             r.waits_mutex < w.barrier_mutexes.data() + w.barrier_mutexes.size();
+        const std::size_t i = static_cast<std::size_t>(
+            r.waits_mutex - (barrier ? w.barrier_mutexes.data() : w.mutexes.data()));
+        const int owner = r.waits_mutex->owner;
+        std::string held;
+        if (owner >= 0) {
+            const thread_record& o = w.threads[static_cast<std::size_t>(owner)];
+            held = " held by " + o.name + (o.exited ? ", which has exited" : "");
+        }
+        return (barrier ? "the mutex of barrier " : "mutex ") + name(i) + held;
+    }
+    const bool barrier = r.waits_cond >= w.barrier_conds.data() &&
+                         r.waits_cond < w.barrier_conds.data() + w.barrier_conds.size();
+    const std::size_t i =
+        static_cast<std::size_t>(r.waits_cond - (barrier ? w.barrier_conds.data() : w.conds.data()));
+    return (barrier ? "barrier " : "cond ") + name(i);
+}
+} // namespace
+
 std::vector<waiter> take_all_waiters(world& w) {
     std::vector<waiter> all;
     for (auto* conds : {&w.conds, &w.barrier_conds})
@@ -92,7 +127,51 @@ std::vector<waiter> take_all_waiters(world& w) {
             all.insert(all.end(), c.waiters.begin(), c.waiters.end());
             c.waiters.clear();
         }
+    for (const waiter& v : all) off_queue(w, v);
     return all;
+}
+
+void add_waiter(world& w, std::deque<waiter>& q, const waiter& v, const mutex_state* m, const cond_state* c,
+                std::string in) {
+    q.push_back(v);
+    thread_record& r = w.threads[static_cast<std::size_t>(v.thread)];
+    r.waits_mutex = m;
+    r.waits_cond = c;
+    r.waits_in = std::move(in);
+    r.asleep = false;
+}
+
+waiter take_waiter(world& w, std::deque<waiter>& q) {
+    const waiter v = q.front();
+    q.pop_front();
+    off_queue(w, v);
+    return v;
+}
+
+void waiter_asleep(world& w, int ind, scheduler::nsec now) {
+    thread_record& r = w.threads[static_cast<std::size_t>(ind)];
+    if ((!r.waits_mutex && !r.waits_cond) || r.asleep) return;
+    r.asleep = true;
+    ++w.blocked;
+    check_deadlock(w, now);
+}
+
+void check_deadlock(world& w, scheduler::nsec now) {
+    if (!w.deadlock.empty() || w.live_threads <= 0 || w.blocked < w.live_threads) return;
+    if (w.cfg.global.duration_s > 0 && !w.stop_woke)
+        for (const thread_record& r : w.threads)
+            if (r.asleep && r.waits_cond) return; // the stop will wake it
+    constexpr std::size_t listed = 8;
+    std::string who;
+    std::size_t n = 0;
+    for (const thread_record& r : w.threads) {
+        if (!r.asleep) continue;
+        if (n++ < listed)
+            who += (who.empty() ? "" : ", ") + r.name + " waits on " + waited_on(w, r) + " (in " + r.waits_in + ")";
+    }
+    if (n > listed) who += ", and " + std::to_string(n - listed) + " more";
+    w.deadlock = who;
+    w.deadlock_at = now;
 }
 
 } // namespace warmsched::workloads::rtapp

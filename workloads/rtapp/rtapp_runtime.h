@@ -48,6 +48,7 @@ struct rtapp_params {
 struct waiter {
     futex_word* word = nullptr;
     long token = 0;
+    int thread = -1; // its index in world::threads
 };
 
 struct mutex_state {
@@ -83,6 +84,13 @@ struct thread_record {
     int pid = 0;
     bool started = false, exited = false;
     std::vector<log_row> rows;
+    // While it waits on one of rt-app's mutexes, conditions or barriers: the queue's object (one of the
+    // two; set when it queues, cleared when a waker takes it off), the event it is in ("lock1", "wait"),
+    // and whether it has gone to sleep in its futex wait there.
+    const mutex_state* waits_mutex = nullptr;
+    const cond_state* waits_cond = nullptr;
+    std::string waits_in;
+    bool asleep = false;
 };
 
 struct world {
@@ -109,6 +117,12 @@ struct world {
     futex_word* main_word = nullptr;
     int live_threads = 0;
     bool stop = false;      // the duration has elapsed (rt-app's continue_running == 0)
+    bool stop_woke = false; // the main thread has woken every condition's and barrier's waiters at the stop
+    // Threads asleep in a queue of a mutex, condition or barrier; once every live thread is, and nothing
+    // is left to wake one, the use case is deadlocked: `deadlock` says who waits on what (at `deadlock_at`).
+    int blocked = 0;
+    std::string deadlock;
+    scheduler::nsec deadlock_at = 0;
     bool main_done = false; // the main thread has joined every thread
     scheduler::nsec t_start = 0, t_zero = 0;
     std::vector<thread_record> threads;
@@ -121,5 +135,19 @@ struct world {
 void init_world(world& w, sim_kernel& k);
 // The waiters of every condition and barrier, removed from their queues (rt-app's shutdown wakes them).
 std::vector<waiter> take_all_waiters(world& w);
+
+// Thread `v.thread` queues as a waiter of mutex `m` or condition `c` (the other null), in event `in`.
+void add_waiter(world& w, std::deque<waiter>& q, const waiter& v, const mutex_state* m, const cond_state* c,
+                std::string in);
+// The first waiter of `q`, taken off it: its wakeup is on the way.
+waiter take_waiter(world& w, std::deque<waiter>& q);
+// Thread `ind` goes to sleep in its futex wait on the queue it joined (nothing, if a waker has taken it off
+// already), then check_deadlock.
+void waiter_asleep(world& w, int ind, scheduler::nsec now);
+// Records the deadlock (world::deadlock) when every live thread is asleep in a queue and nothing can wake
+// one: only rt-app's threads touch its mutexes, conditions and barriers, and the main thread, while it
+// still sleeps the duration, will wake every condition's and barrier's waiters at the stop (but no
+// mutex's). Called when a thread goes to sleep so and when one exits.
+void check_deadlock(world& w, scheduler::nsec now);
 
 } // namespace warmsched::workloads::rtapp

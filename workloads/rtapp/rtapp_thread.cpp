@@ -63,6 +63,11 @@ std::shared_ptr<spawn_spec> rtapp_thread::spec(const std::shared_ptr<world>& w, 
     return s;
 }
 
+std::string rtapp_thread::event_key() const {
+    const phase& ph = w_->cfg.tasks[static_cast<std::size_t>(task_)].phases[phase_];
+    return event_ > 0 && event_ <= ph.events.size() ? ph.events[event_ - 1].key : "?";
+}
+
 futex_word& rtapp_thread::word() {
     if (!word_) word_ = &w_->k->make_futex();
     return *word_;
@@ -167,9 +172,10 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
                 m.m->owner = ind_;
                 finished = true;
             } else { // contended: sleep in the kernel until an unlock wakes us, then retry
-                const waiter me{&word(), word().value};
-                m.m->waiters.push_back(me);
+                const waiter me{&word(), word().value, ind_};
+                add_waiter(w, m.m->waiters, me, m.m, nullptr, event_key());
                 outbox_.push_back(op::futex_wait(*me.word, me.token));
+                waiter_asleep(w, ind_, ctx.now);
                 m.step = 2;
             }
         } else {
@@ -184,8 +190,7 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
             m.m->locked = false;
             m.m->owner = -1;
             if (!m.m->waiters.empty()) {
-                const waiter v = m.m->waiters.front();
-                m.m->waiters.pop_front();
+                const waiter v = take_waiter(w, m.m->waiters);
                 outbox_.push_back(op::futex_wake(*v.word, v.token + 1, 1));
             }
             finished = true;
@@ -201,8 +206,8 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
             // It returns at once instead.
             finished = true;
         } else { // register as a waiter, release the mutex, sleep, take the mutex again
-            const waiter me{&word(), word().value};
-            m.c->waiters.push_back(me);
+            const waiter me{&word(), word().value, ind_};
+            add_waiter(w, m.c->waiters, me, nullptr, m.c, event_key());
             then = {micro{micro::unlock, m.m}, micro{micro::wait_word, nullptr, nullptr, -1, me.token},
                     micro{micro::lock, m.m}};
             finished = true;
@@ -211,6 +216,7 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
     case micro::wait_word:
         if (m.step == 0) {
             outbox_.push_back(op::futex_wait(word(), static_cast<long>(m.value)));
+            waiter_asleep(w, ind_, ctx.now);
             m.step = 1;
         } else {
             finished = true;
@@ -223,8 +229,7 @@ bool rtapp_thread::step_micro(micro& m, const program_context& ctx) {
             m.step = 1;
         } else {
             while (!m.c->waiters.empty()) {
-                const waiter v = m.c->waiters.front();
-                m.c->waiters.pop_front();
+                const waiter v = take_waiter(w, m.c->waiters);
                 outbox_.push_back(op::futex_wake(*v.word, v.token + 1, 1));
                 if (m.what == micro::signal) break;
             }
@@ -434,6 +439,7 @@ op rtapp_thread::next(program_context& ctx) {
             w.threads[static_cast<std::size_t>(ind_)].exited = true;
             if (--w.live_threads == 0)
                 outbox_.push_back(op::futex_wake(*w.main_word, w.main_word->value + 1, 1));
+            check_deadlock(w, ctx.now); // the threads left may all be waiting on what it held
             outbox_.push_back(op::exit());
             stage_ = stage::done;
             break;

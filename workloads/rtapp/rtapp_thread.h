@@ -62,6 +62,7 @@ private:
     enum class stage { init, delay, phase_begin, events, exiting, done };
 
     futex_word& word();
+    std::string event_key() const; // the key of the event it is in ("lock1")
     bool step_micro(micro& m, const program_context& ctx); // true when finished
     void expand(const event& e);
     void end_phase(scheduler::nsec now);
