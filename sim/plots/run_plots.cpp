@@ -129,7 +129,9 @@ double value_of(const run_metrics& m, const std::string& name) {
 void plot_run(const std::string& dir, std::ostream& out) {
     if (is_partial_results_name(dir))
         fail(dir + ": an incomplete run (its process stopped while writing the results)");
-    if (!fs::exists(fs::path(dir) / "stats.json")) fail(dir + ": not a results directory (no stats.json)");
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::path(dir) / "stats.json", ec)) // a symlink loop too: not an exception
+        fail(dir + ": not a results directory (no stats.json" + (ec ? ": " + ec.message() : std::string()) + ")");
     if (find_gnuplot().empty())
         fail("gnuplot not found on PATH: install it (Debian: apt-get install gnuplot-nox)");
     const fs::path plots = fs::path(dir) / "plots";
