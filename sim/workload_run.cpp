@@ -18,6 +18,7 @@
 #include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/outputs/vcd_writer.h"
+#include "sim/policy_exit_report.h"
 #include "sim/plots/run_plots.h"
 #include "sim/plots/timeline_data.h"
 #include "sim/provenance.h"
@@ -96,14 +97,9 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                                            w.w->command() + ": " + why +
                                                ": give the run an end (-p duration=2s, or duration: in the "
                                                "experiment)");
-    // A failed policy stops the run where it failed (sc_stop): nothing of it is written.
-    auto stop_on_policy_error = [&] {
-        if (k.sched().policy_error().empty()) return;
-        char at[64];
-        std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)",
-                      static_cast<double>(k.now()) / 1e9);
-        throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
-    };
+    // A policy that fails is ejected (sched_ext's disable): its tasks run on under the fair class and the
+    // run goes on to its end; the summary, the stats (kernel.ext) and report.json say so, and the run
+    // exits with status 1 (policy_exit_report.h).
     // The run goes in steps, each the same simulation as one run to the end (no event is added or moved):
     //   - to the end of the warm-up (`warmup:`), where every counter is read once: the stats, the summary,
     //     the reports, schedstat/vN-start.txt and cgroup/<path>/cpu.stat.start then cover the window after
@@ -161,13 +157,11 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         stop_at(next_row);
         if (!to) { // no stop left: to the end
             k.run(0);
-            stop_on_policy_error();
             break;
         }
         // Until the warm-up has ended, the run goes on to it even with nothing left to do (as one run to
         // its end would).
         more = k.run_to(to, !e.duration_ns && window_open) || !window_open;
-        stop_on_policy_error();
         if (!window_open && k.now() >= e.warmup_ns) {
             open_window();
             window_open = true;
@@ -212,6 +206,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     const stats::group& kernel_stats = registry.at("kernel");
     std::ostringstream summary;
     print_run_summary(summary, run_header::of(k, m, e.seed), registry);
+    print_policy_exit(summary, k.sched());
     if (k.migration_costs()) print_migration_report(summary, kernel_stats);
     if (cgroups) print_cgroup_summary(summary, e.cgroups, kernel_stats, registry.real("simSeconds"));
     out << report.str() << summary.str();
@@ -247,7 +242,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
     {
         std::ofstream rj(fs::path(out_dir) / "report.json");
-        write_report_json(rj, outputs, run_provenance(e));
+        write_report_json(rj, outputs, run_provenance(e), policy_exit_json(k.sched()));
     }
     if (k.migration_costs()) {
         std::ofstream mj(fs::path(out_dir) / "migration_report.json");
@@ -288,6 +283,10 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     if (e.plot) plot_run(final_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
+    if (const std::string ejected = policy_exit_stderr_line(k.sched()); !ejected.empty()) {
+        std::cerr << ejected << "\n";
+        return 1; // the results are complete, but not those of the policy alone
+    }
     return all_done || e.duration_ns ? 0 : 1;
 }
 
