@@ -36,9 +36,17 @@ callback_budget::~callback_budget() {
 
 void callback_budget::enter(const char* op, int cpu, std::uint64_t now_ns) {
     if (depth_++) return;
-    if (!started_) { // the first callback: from here on the watcher looks at this thread's CPU time
+    // The watcher reads the CPU time of the thread running the callback (SystemC may run its processes
+    // on threads of their own: the one calling now).
+    const pthread_t me = ::pthread_self();
+    if (!started_ || !::pthread_equal(me, sim_thread_)) {
+        sim_thread_ = me;
+        clockid_t c{};
+        cpu_clock_.store(::pthread_getcpuclockid(me, &c) == 0 ? static_cast<int>(c) : no_clock,
+                         std::memory_order_relaxed);
+    }
+    if (!started_) { // the first callback: the watcher starts
         started_ = true;
-        sim_thread_ = ::pthread_self();
         owner_pid_ = ::getpid();
         watcher_ = std::thread([this] { watch(); });
     }
@@ -68,11 +76,10 @@ std::string callback_budget::passed() const {
 }
 
 void callback_budget::watch() {
-    clockid_t cpu_clock{};
-    const bool has_cpu_clock = ::pthread_getcpuclockid(sim_thread_, &cpu_clock) == 0;
     auto cpu_now = [&] {
+        const int clock = cpu_clock_.load(std::memory_order_relaxed);
         timespec ts{};
-        if (!has_cpu_clock || ::clock_gettime(cpu_clock, &ts) != 0) return nanoseconds(0);
+        if (clock == no_clock || ::clock_gettime(static_cast<clockid_t>(clock), &ts) != 0) return nanoseconds(0);
         return nanoseconds(std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec);
     };
     const nanoseconds poll = std::max<nanoseconds>(cpu_budget_ / 10, std::chrono::milliseconds(1));

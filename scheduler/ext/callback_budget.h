@@ -64,6 +64,8 @@ private:
     std::atomic<std::uint64_t> overrun_seq_{0}; // the seq of the callback that passed the soft limit
     std::atomic<bool> overrun_by_wall_{false};
     pthread_t sim_thread_{};
+    static constexpr int no_clock = -1; // never a thread CPU clock (their low bits are 110)
+    std::atomic<int> cpu_clock_{no_clock}; // the CPU-time clock of the thread running the callbacks
     pid_t owner_pid_ = 0; // the process the watcher runs in
     bool started_ = false;
     std::mutex m_;
