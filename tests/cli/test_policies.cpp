@@ -169,7 +169,7 @@ void check_refused(const std::string& policy, const std::string& message) {
 
 } // namespace
 
-TEST_CASE("watchdog: a policy that never dispatches is ejected after policy_timeout (runnable task stall); "
+TEST_CASE("watchdog: a policy that never dispatches is ejected after policy_timeout (runnable task stall), "
           "hackbench finishes under the fair class, status 1, results written") {
     check_ejected("never_dispatch", " -p kernel.policy_timeout=50ms", "runnable task stall", 1026,
                   "failed to run for 0.05");

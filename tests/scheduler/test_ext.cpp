@@ -97,7 +97,7 @@ TEST_CASE("ext: global FIFO -- another CPU takes the head of the global DSQ (a p
     CHECK_FALSE(h.s->policy_exit().failed());
 }
 
-TEST_CASE("ext watchdog: a runnable task not run for the timeout ejects the policy (SCX_EXIT_ERROR_STALL); "
+TEST_CASE("ext watchdog: a runnable task not run for the timeout ejects the policy (SCX_EXIT_ERROR_STALL), "
           "the disable work moves its tasks to the fair class") {
     test::sched_harness h(kernel_version::cfs_v5_15, {}, [](scheduler::sched_config& c) {
         c.ext.policy = std::make_shared<never>();
@@ -156,8 +156,8 @@ struct bad_dsq final : ext::policy {
 };
 } // namespace
 
-TEST_CASE("ext: after an error the kernel calls the policy no more; a kfunc of the callback still running "
-          "ends it; its tasks run on") {
+TEST_CASE("ext: after an error the kernel calls the policy no more, a kfunc of the callback still running "
+          "ends it, its tasks run on") {
     auto pol = std::make_shared<bad_dsq>();
     test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(pol, true));
     auto& a = h.add("a", 0, 0);
