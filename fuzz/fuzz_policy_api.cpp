@@ -254,6 +254,22 @@ struct rig {
         }
     }
 
+    // The state of every task and CPU, for a finding's report.
+    void dump() const {
+        const auto& ei = s->policy_exit();
+        std::fprintf(stderr, "policy: %s, ejected %d, %s\n", scheduler::exit_reason(ei.kind), ei.ejected,
+                     ei.msg.c_str());
+        for (unsigned c = 0; c < topo.num_cpus(); ++c)
+            std::fprintf(stderr, "cpu %u: curr %s, nr_running %u, need_resched %d, rt_nr_running %u, rt_throttled %d, "
+                                 "rt_queued %d\n",
+                         c, s->rq(c).curr->comm.c_str(), s->rq(c).nr_running, s->need_resched(c),
+                         s->rq(c).rt.rt_nr_running, s->rq(c).rt.rt_throttled, s->rq(c).rt.rt_queued);
+        for (const task& t : tasks)
+            std::fprintf(stderr, "%s: state %d, class %s, on_rq %d, on_cpu %d, cpu %u, policy %d, dsq %p, owned %d\n",
+                         t.comm.c_str(), static_cast<int>(t.state), s->class_of(t).name(), t.on_rq, t.on_cpu, t.cpu,
+                         static_cast<int>(t.policy), t.scx.dsq, t.scx.owned);
+    }
+
     task* curr(unsigned c) {
         task* t = s->rq(c).curr;
         return t->is_idle ? nullptr : t;
@@ -294,7 +310,11 @@ struct rig {
     void step(FuzzedDataProvider& in) {
         now += in.ConsumeIntegralInRange<nsec>(0, 3 * ms);
         const unsigned c = in.ConsumeIntegralInRange<unsigned>(0, cpus() - 1);
-        switch (in.ConsumeIntegralInRange<int>(0, 9)) {
+        const int op = in.ConsumeIntegralInRange<int>(0, 9);
+        if (trace_) {
+            std::fprintf(stderr, "step: op %d on CPU %u at %llu\n", op, c, static_cast<unsigned long long>(now));
+        }
+        switch (op) {
         case 0: fork(in, c); break;
         case 1: leave(c, task_state::sleeping); break;
         case 2: {
@@ -329,7 +349,9 @@ struct rig {
         default: break;
         }
         settle();
+        if (trace_) dump();
     }
+    const bool trace_ = std::getenv("FUZZ_POLICY_TRACE") != nullptr; // every step and the state after it
 
     // To the end: every task is woken, and each exits once it has run. The watchdog ejects a policy that
     // keeps tasks; the fair class then runs them.
@@ -342,7 +364,10 @@ struct rig {
             bool left = false;
             for (const task& t : tasks) left = left || t.state != task_state::dead;
             if (!left) break;
-            if (round > 4000) finding("the run does not end: a task never runs (policy ejected or not)");
+            if (round > 4000) {
+                dump();
+                finding("the run does not end: a task never runs (policy ejected or not)");
+            }
             now += tick;
             for (unsigned c = 0; c < cpus(); ++c) {
                 s->sched_timer(c, now);
