@@ -260,14 +260,22 @@ struct rig {
         std::fprintf(stderr, "policy: %s, ejected %d, %s\n", scheduler::exit_reason(ei.kind), ei.ejected,
                      ei.msg.c_str());
         for (unsigned c = 0; c < topo.num_cpus(); ++c)
+            std::fprintf(stderr, "cpu %u: cfs nr_running %u, min_vruntime %lld\n", c, s->rq(c).cfs.nr_running,
+                         static_cast<long long>(s->rq(c).cfs.min_vruntime));
+        for (unsigned c = 0; c < topo.num_cpus(); ++c)
             std::fprintf(stderr, "cpu %u: curr %s, nr_running %u, need_resched %d, rt_nr_running %u, rt_throttled %d, "
                                  "rt_queued %d\n",
                          c, s->rq(c).curr->comm.c_str(), s->rq(c).nr_running, s->need_resched(c),
                          s->rq(c).rt.rt_nr_running, s->rq(c).rt.rt_throttled, s->rq(c).rt.rt_queued);
         for (const task& t : tasks)
-            std::fprintf(stderr, "%s: state %d, class %s, on_rq %d, on_cpu %d, cpu %u, policy %d, dsq %p, owned %d\n",
+            std::fprintf(stderr,
+                         "%s: state %d, class %s, on_rq %d, on_cpu %d, cpu %u, policy %d, dsq %p, owned %d; se: on_rq "
+                         "%d, vruntime %lld, deadline %lld, vlag %lld, slice %llu, delayed %d, rel_deadline %d\n",
                          t.comm.c_str(), static_cast<int>(t.state), s->class_of(t).name(), t.on_rq, t.on_cpu, t.cpu,
-                         static_cast<int>(t.policy), t.scx.dsq, t.scx.owned);
+                         static_cast<int>(t.policy), t.scx.dsq, t.scx.owned, t.se.on_rq,
+                         static_cast<long long>(t.se.vruntime), static_cast<long long>(t.se.deadline),
+                         static_cast<long long>(t.se.vlag), static_cast<unsigned long long>(t.se.slice),
+                         t.se.sched_delayed, t.se.rel_deadline);
     }
 
     task* curr(unsigned c) {
@@ -373,6 +381,10 @@ struct rig {
                 s->sched_timer(c, now);
                 s->scheduler_tick(c, now);
                 settle();
+                if (trace_) {
+                    std::fprintf(stderr, "finish: schedule CPU %u at %llu\n", c, static_cast<unsigned long long>(now));
+                    dump();
+                }
                 s->schedule(c, true, now);
                 leave(c, task_state::dead);
                 settle();

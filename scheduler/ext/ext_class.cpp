@@ -231,7 +231,10 @@ void ext_class::insert_local(task& p, unsigned cpu, ext::u64 enq_flags) {
 
 void ext_class::do_enqueue(runqueue& rq, task& p, ext::u64 enq_flags) {
     p.scx.info.runnable_at = rq.clock;
-    if (failed_) return dsq_insert(local_[rq.cpu], p, false);
+    if (failed_) { // bypassed (the bypass may have queued p already, if the policy failed in ops.runnable)
+        if (!p.scx.dsq) dsq_insert(local_[rq.cpu], p, false);
+        return;
+    }
     if (p.scx.ddsp) { // select_cpu dispatched it directly
         p.scx.ddsp = false;
         p.scx.owned = true;
@@ -305,6 +308,7 @@ bool ext_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     }
     p.scx.owned = p.scx.ddsp = false;
     if (!p.migrating) call("quiescent", &p, [&] { policy_->quiescent(p.scx.info, flags); });
+    if (p.scx.dsq) dsq_remove(p); // the policy failed in ops.dequeue or ops.quiescent: the bypass queued p
     rq.sub_nr_running(1);
     --nr_queued_[rq.cpu];
     p.on_rq = false;
@@ -375,6 +379,7 @@ void ext_class::set_next_task(runqueue& rq, task& p) {
     p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
     sync_info(p);
     call("running", &p, [&] { policy_->running(p.scx.info); });
+    if (p.scx.dsq) dsq_remove(p); // the policy failed in ops.running: the bypass queued p
 }
 
 void ext_class::put_prev_task(runqueue& rq, task& p) {

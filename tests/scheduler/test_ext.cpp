@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -240,4 +241,48 @@ TEST_CASE("ext: a callback that does not return within its budget (1 s of CPU ti
     CHECK(ei.op == "dispatch");
     CHECK(ei.cpu == 0);
     CHECK(ei.msg == "soft lockup: ops.dispatch ran for more than 1 s of CPU time without returning");
+}
+
+TEST_CASE("ext: a running task moved to the fair class by the ejection leaves the fair queue when it exits") {
+    auto pol = std::make_shared<global_fifo>();
+    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(pol, true));
+    auto& a = h.add("a", 0, 0);
+    auto& b = h.add("b", 0, 0);
+    CHECK(&h.schedule(0, 0) == &a);
+    // Fail the policy from outside a callback (as the watchdog does) and run the disable work.
+    h.s->sched_timer(0, 1 * ms);
+    const_cast<scheduler::ext_class*>(h.s->ext())->error("test"); // scx_bpf_error outside a callback
+    h.s->disable_policy(0, 1 * ms);
+    REQUIRE(h.s->is_fair(a));
+    REQUIRE(h.s->is_fair(b));
+    CHECK(h.curr(0) == &a);
+    a.state = scheduler::task_state::dead;
+    CHECK(&h.schedule(0, 2 * ms, false) == &b);
+    b.state = scheduler::task_state::dead;
+    CHECK(h.schedule(0, 3 * ms, false).is_idle);
+    CHECK(h.rq(0).nr_running == 0);
+    CHECK(h.rq(0).cfs.nr_running == 0);
+}
+
+namespace {
+// Throws from ops.quiescent: the error comes while the sleeping task is being dequeued.
+struct throws_in_quiescent final : ext::policy {
+    const char* name() const override { return "throws_in_quiescent"; }
+    void quiescent(ext::task_info&, ext::u64) override { throw std::runtime_error("quiescent"); }
+};
+} // namespace
+
+TEST_CASE("ext: a policy that fails while a task is dequeued (ops.quiescent) leaves that task on no DSQ "
+          "(found by fuzz_policy_api)") {
+    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<throws_in_quiescent>(), true));
+    auto& a = h.add("a", 0, 0);
+    auto& b = h.add("b", 0, 0);
+    CHECK(&h.schedule(0, 0) == &a);
+    CHECK(&h.block(0, 1 * ms) == &b); // a sleeps: ops.quiescent throws
+    CHECK(h.s->policy_exit().msg == "ops.quiescent threw: quiescent");
+    CHECK(a.scx.dsq == nullptr);
+    h.s->disable_policy(0, 1 * ms);
+    b.state = scheduler::task_state::dead;
+    CHECK(h.schedule(0, 2 * ms, false).is_idle); // not the sleeping a
+    CHECK(h.rq(0).nr_running == 0);
 }
