@@ -567,6 +567,7 @@ void ext_class::kick_cpu(unsigned cpu, ext::u64 flags) {
     if (!kfunc()) return;
     if (cpu >= topo_.nr_cpus) return stop(ext_exit_kind::error, "kick_cpu: invalid " + invalid_cpu(cpu));
     runqueue& rq = core_.rq(cpu);
+    if (!rq.curr) return; // from ops.init: the CPUs have not started yet, nothing to kick
     if ((flags & ext::kick_idle) && rq.curr != rq.idle) return;
     if ((flags & ext::kick_preempt) && rq.curr->sched_class == this) rq.curr->scx.info.slice = 0;
     core_.resched_curr(rq);
