@@ -286,3 +286,17 @@ TEST_CASE("ext: a policy that fails while a task is dequeued (ops.quiescent) lea
     CHECK(h.schedule(0, 2 * ms, false).is_idle); // not the sleeping a
     CHECK(h.rq(0).nr_running == 0);
 }
+
+namespace {
+struct kicks_in_init final : ext::policy {
+    const char* name() const override { return "kicks_in_init"; }
+    void init() override { k().kick_cpu(0, ext::kick_preempt); }
+};
+} // namespace
+
+TEST_CASE("ext: kick_cpu from ops.init, before the CPUs run, does nothing (found by fuzz_policy_api)") {
+    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<kicks_in_init>(), true));
+    CHECK_FALSE(h.s->policy_exit().failed());
+    auto& a = h.add("a", 0, 0);
+    CHECK(&h.schedule(0, 0) == &a);
+}
