@@ -132,7 +132,9 @@ void ext_class::fail(ext_exit_kind kind, const std::string& message, const task*
     // scx_ops_bypass: the policy's tasks run on without it, FIFO from their CPU's local DSQ, until the
     // disable work moves them to the fair class.
     for (task* t : tasks_) {
-        if (!t->on_rq || t->on_cpu) continue;
+        // Only the class's runnable tasks (one leaving for another class is still listed while
+        // ops.exit_task runs).
+        if (t->sched_class != this || !t->on_rq || t->on_cpu) continue;
         if (t->scx.dsq && t->scx.dsq != &local_[t->cpu]) dsq_remove(*t);
         t->scx.owned = false;
         if (!t->scx.dsq) {

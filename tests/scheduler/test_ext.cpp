@@ -300,3 +300,27 @@ TEST_CASE("ext: kick_cpu from ops.init, before the CPUs run, does nothing (found
     auto& a = h.add("a", 0, 0);
     CHECK(&h.schedule(0, 0) == &a);
 }
+
+namespace {
+struct throws_in_exit_task final : ext::policy {
+    const char* name() const override { return "throws_in_exit_task"; }
+    void exit_task(ext::task_info&) override { throw std::runtime_error("exit_task"); }
+};
+} // namespace
+
+TEST_CASE("ext: a policy that fails in ops.exit_task of a task leaving for another class does not queue that "
+          "task on a DSQ (found by fuzz_policy_api)") {
+    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<throws_in_exit_task>(), false));
+    auto& a = h.add("a", 0, 0, 0, sched_policy::ext);
+    auto& b = h.add("b", 0, 0, 0, sched_policy::ext);
+    CHECK(&h.schedule(0, 0) == &a);
+    h.s->setscheduler(b, sched_policy::fifo, 10, 0, 0, 1 * ms); // b leaves the policy: exit_task throws
+    CHECK(h.s->policy_exit().msg == "ops.exit_task threw: exit_task");
+    CHECK(b.scx.dsq == nullptr);
+    CHECK(&h.schedule(0, 1 * ms) == &b); // RT first
+    h.s->disable_policy(0, 1 * ms);
+    b.state = scheduler::task_state::dead;
+    CHECK(&h.schedule(0, 2 * ms, false) == &a);
+    a.state = scheduler::task_state::dead;
+    CHECK(h.schedule(0, 3 * ms, false).is_idle); // b is never picked again
+}
