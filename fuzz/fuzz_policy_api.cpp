@@ -10,8 +10,10 @@
 // and each task exits once it has run.
 // What must hold, on every input: no crash and no sanitizer report; the run ends (every task runs and
 // exits within a bound -- a policy that keeps tasks is ejected by the watchdog, and the fair class runs
-// them); once the policy is ejected no task is left in the ext class; and the run queues are empty at the
-// end. A failure aborts, which libFuzzer reports as a crash.
+// them); after every step no exited task is running and only the ext class's tasks are on its DSQs;
+// once the policy is ejected no task is left in the ext class; and the run queues are empty at the end.
+// A failure aborts (with a dump of every task and CPU), which libFuzzer reports as a crash;
+// FUZZ_POLICY_TRACE=1 prints every step and the state after it.
 #include "platforms/config/config_node.h"
 #include "platforms/fabric_graph.h"
 #include "platforms/platform_loader.h"
@@ -358,6 +360,20 @@ struct rig {
         }
         settle();
         if (trace_) dump();
+        check();
+    }
+    // After every step: no exited task runs, and only the ext class's tasks are on its DSQs.
+    void check() const {
+        for (unsigned c = 0; c < topo.num_cpus(); ++c)
+            if (s->rq(c).curr->state == task_state::dead) {
+                dump();
+                finding("an exited task is a CPU's current task");
+            }
+        for (const task& t : tasks)
+            if (t.scx.dsq && t.sched_class != static_cast<const scheduler::sched_class*>(s->ext())) {
+                dump();
+                finding("a task of another class is on an ext DSQ");
+            }
     }
     const bool trace_ = std::getenv("FUZZ_POLICY_TRACE") != nullptr; // every step and the state after it
 
