@@ -36,7 +36,6 @@
 
 #include <warmsched/policy.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
