@@ -215,6 +215,10 @@ ext_class::dsq* ext_class::find_dsq(ext::u64 id) {
 }
 
 void ext_class::insert_local(task& p, unsigned cpu, ext::u64 enq_flags) {
+    // The current task of its CPU, enqueued again while it runs (sched_setscheduler into the class, a
+    // nice change): it cannot move while it runs, so it stays on its own CPU's local DSQ, which it
+    // leaves at once as its CPU's current task (set_next_task).
+    if (p.on_cpu) cpu = p.cpu;
     if (p.cpu != cpu) {
         // move_remote_task_to_local_dsq: p leaves its CPU's count for cpu's.
         runqueue& src = core_.rq(p.cpu);

@@ -324,3 +324,27 @@ TEST_CASE("ext: a policy that fails in ops.exit_task of a task leaving for anoth
     a.state = scheduler::task_state::dead;
     CHECK(h.schedule(0, 3 * ms, false).is_idle); // b is never picked again
 }
+
+namespace {
+// Every task to CPU 1's local DSQ.
+struct all_to_cpu1 final : ext::policy {
+    const char* name() const override { return "all_to_cpu1"; }
+    unsigned select_cpu(ext::task_info&, unsigned prev_cpu, ext::u64) override { return prev_cpu; }
+    void enqueue(ext::task_info& p, ext::u64) override { k().dispatch(p, ext::dsq_local_on | 1, ext::slice_dfl); }
+};
+} // namespace
+
+TEST_CASE("ext: a running task that joins the policy (sched_setscheduler) and is dispatched to another CPU "
+          "stays on its CPU (found by fuzz_policy_api)") {
+    test::sched_harness h(kernel_version::eevdf_v6_12, {}, with_policy(std::make_shared<all_to_cpu1>(), false));
+    auto& a = h.add("a", 0, 0, 0, sched_policy::normal, false);
+    CHECK(&h.schedule(0, 0) == &a);
+    h.s->setscheduler(a, sched_policy::ext, 0, 0, 0, 1 * ms);
+    CHECK(a.sched_class == static_cast<const scheduler::sched_class*>(h.s->ext()));
+    CHECK(a.cpu == 0);
+    CHECK(h.curr(0) == &a);
+    CHECK(h.curr(1)->is_idle);
+    CHECK(h.rq(0).nr_running == 1);
+    CHECK(h.rq(1).nr_running == 0);
+    CHECK_FALSE(h.s->policy_exit().failed());
+}
