@@ -15,7 +15,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-harnesses=${*:-fuzz_platform_yaml fuzz_experiment_yaml fuzz_rtapp_json fuzz_workload_cli fuzz_compare_readers fuzz_import fuzz_compare_dir fuzz_sweep_file}
+harnesses=${*:-fuzz_platform_yaml fuzz_experiment_yaml fuzz_rtapp_json fuzz_workload_cli fuzz_compare_readers fuzz_import fuzz_compare_dir fuzz_sweep_file fuzz_policy_api}
 
 seeds_of() {
     case $1 in
@@ -27,6 +27,7 @@ seeds_of() {
     fuzz_import) echo "$src/tests/data/hwloc $src/tests/data/this-machine $src/fuzz/corpus/import" ;;
     fuzz_compare_dir) echo "$src/fuzz/corpus/compare_dir" ;;
     fuzz_sweep_file) echo "$src/configs/sweeps $src/fuzz/corpus/sweep_file" ;;
+    fuzz_policy_api) echo "$src/fuzz/corpus/policy_api" ;;
     esac
 }
 

@@ -1,6 +1,8 @@
 // Run summary and stats.txt; see run_summary.h.
 #include "sim/run_summary.h"
 
+#include "sim/policy_exit_report.h"
+
 #include "scheduler/rt/rt_class.h"
 #include "sim/migration_report.h"
 #include "workloads/kernel/cpu_executor.h"
@@ -115,6 +117,7 @@ void add_run_stats(stats::group& root, const workloads::sim_kernel& k, models::m
                    "load_balance runs that moved nothing although imbalanced");
     }
     kernel.add("albPushed", t.alb_pushed, unit::count, "tasks pushed by active balance");
+    add_policy_exit_stats(kernel, k.sched()); // kernel.ext, with a policy of one's own
     // Per domain level (SMT, MC, PKG/DIE, NUMA; summed over the CPUs' domains of that level): a name that
     // two levels share (several NUMA levels) gets the level's number after it.
     {

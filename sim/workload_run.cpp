@@ -19,6 +19,7 @@
 #include "sim/outputs/sched_timeline.h"
 #include "sim/outputs/schedstat_writer.h"
 #include "sim/outputs/vcd_writer.h"
+#include "sim/policy_exit_report.h"
 #include "sim/plots/run_plots.h"
 #include "sim/plots/timeline_data.h"
 #include "sim/provenance.h"
@@ -97,15 +98,11 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
                                            w.w->command() + ": " + why +
                                                ": give the run an end (-p duration=2s, or duration: in the "
                                                "experiment)");
-    // A failed policy stops the run where it failed (sc_stop): nothing of it is written.
-    auto stop_on_policy_error = [&] {
-        if (k.sched().policy_error().empty()) return;
-        char at[64];
-        std::snprintf(at, sizeof at, " (at %.6f simulated s; no results written)",
-                      static_cast<double>(k.now()) / 1e9);
-        throw config::config_error(std::vector<std::string>{k.sched().policy_error() + at});
-    };
-    // A workload that can never go on (rt-app's threads all blocked for good) ends the run the same way.
+    // A policy that fails is ejected (sched_ext's disable): its tasks run on under the fair class and the
+    // run goes on to its end; the summary, the stats (kernel.ext) and report.json say so, and the run
+    // exits with status 1 (policy_exit_report.h).
+    // A workload that can never go on (rt-app's threads all blocked for good: the real tool would hang)
+    // stops the run there, and nothing of it is written.
     auto stop_on_blocked_workload = [&] {
         for (const auto& w : ws)
             if (const std::string why = w.w->blocked_for_good(); !why.empty())
@@ -168,14 +165,12 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         stop_at(next_row);
         if (!to) { // no stop left: to the end
             k.run(0);
-            stop_on_policy_error();
             stop_on_blocked_workload();
             break;
         }
         // Until the warm-up has ended, the run goes on to it even with nothing left to do (as one run to
         // its end would).
         more = k.run_to(to, !e.duration_ns && window_open) || !window_open;
-        stop_on_policy_error();
         stop_on_blocked_workload();
         if (!window_open && k.now() >= e.warmup_ns) {
             open_window();
@@ -221,6 +216,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     const stats::group& kernel_stats = registry.at("kernel");
     std::ostringstream summary;
     print_run_summary(summary, run_header::of(k, m, e.seed), registry);
+    print_policy_exit(summary, k.sched());
     if (k.migration_costs()) print_migration_report(summary, kernel_stats);
     if (cgroups) print_cgroup_summary(summary, e.cgroups, kernel_stats, registry.real("simSeconds"));
     out << report.str() << summary.str();
@@ -265,7 +261,7 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
             write_cpu_stat_files(out_dir, *cgroups, cgroups_at_start ? &*cgroups_at_start : nullptr);
         {
             base::output_file rj(file("report.json"));
-            write_report_json(rj, outputs, run_provenance(e));
+            write_report_json(rj, outputs, run_provenance(e), policy_exit_json(k.sched()));
             rj.close();
         }
         if (k.migration_costs()) {
@@ -322,6 +318,10 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     if (e.plot) plot_run(final_dir, out);
     bool all_done = true;
     for (const auto& w : ws) all_done = all_done && w.w->finished();
+    if (const std::string ejected = policy_exit_stderr_line(k.sched()); !ejected.empty()) {
+        std::cerr << ejected << "\n";
+        return 1; // the results are complete, but not those of the policy alone
+    }
     return all_done || e.duration_ns ? 0 : 1;
 }
 

@@ -10,8 +10,10 @@
 // the policy's callbacks (class `policy` below, the struct sched_ext_ops); the policy calls back into the
 // kernel through `kernel` (the scx_bpf_* kfuncs). Tasks run from dispatch queues (DSQs): each CPU has a
 // local DSQ it runs from, there is one global DSQ, and the policy may create its own FIFO DSQs. A task
-// the policy neither dispatches nor keeps is lost: the watchdog then stops the run with an error naming
-// the policy, as the kernel's scx watchdog does (docs/writing-a-policy.md).
+// the policy neither dispatches nor keeps is lost: the watchdog then ejects the policy, as the kernel's
+// scx watchdog does, and so does any error of the policy (an invalid CPU or DSQ, a task dispatched twice,
+// an exception out of a callback, error(), a callback that does not return): its tasks go on under the
+// fair class, the run goes on to its end and its results say why and when (docs/writing-a-policy.md).
 //
 // Everything is in nanoseconds of simulated time and CPU numbers of the simulated machine. Callbacks run
 // inside the scheduler: a policy must not block, and all its state is its own (the run is deterministic
@@ -106,7 +108,7 @@ public:
     virtual unsigned select_cpu_dfl(task_info& p, unsigned prev_cpu, u64 wake_flags, bool* is_idle) = 0;
     // p's affinity (p->cpus_ptr).
     virtual bool task_allowed_on(const task_info& p, unsigned cpu) const = 0;
-    // scx_bpf_error: stops the policy with `message` (the run then ends with that error).
+    // scx_bpf_error: ejects the policy with `message` (SCX_EXIT_ERROR_BPF); the callback ends here.
     virtual void error(const std::string& message) = 0;
 };
 
@@ -115,7 +117,8 @@ public:
 class policy {
 public:
     virtual ~policy() = default;
-    // The policy's name, as errors and reports print it.
+    // The policy's name, as errors and reports print it: 1 to 127 letters, digits, '_' or '.' (sched_ext's
+    // ops.name); read once, when the policy is loaded.
     virtual const char* name() const = 0;
     // ops.init: once, before any task; create DSQs here.
     virtual void init() {}

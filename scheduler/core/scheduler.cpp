@@ -35,6 +35,10 @@ scheduler::scheduler(const platform::topology& topo, const std::vector<std::vect
     if (cfg.ext.policy) { // where sched_ext sits: below fair, above idle
         ext_ = std::make_unique<ext_class>(*this, cfg.ext.policy, cfg.ext.watchdog_timeout, numa_distances);
         classes_.push_back(ext_.get());
+        if (policy_exit_.failed()) { // ops.init failed: no task ever joins it
+            policy_exit_.ejected = true;
+            policy_exit_.ejected_at = 0;
+        }
     }
     classes_.push_back(idle_.get());
     rt_->bandwidth().init();
@@ -44,14 +48,28 @@ scheduler::~scheduler() = default;
 
 sched_class& scheduler::class_for(sched_policy policy) const {
     if (rt_policy(policy)) return *rt_;
-    if (ext_ && (policy == sched_policy::ext || cfg_.ext.switch_all)) return *ext_;
+    if (ext_enabled() && (policy == sched_policy::ext || cfg_.ext.switch_all)) return *ext_;
     return *fair_;
 }
 
-void scheduler::policy_failed(const std::string& message) {
-    if (!policy_error_.empty()) return;
-    policy_error_ = message;
-    hooks_.policy_failed(message);
+void scheduler::policy_failed(const ext_exit_info& info) {
+    if (policy_exit_.failed()) return;
+    policy_exit_ = info;
+    if (ext_) hooks_.queue_policy_disable(calling_cpu_ >= 0 ? static_cast<unsigned>(calling_cpu_) : 0);
+}
+
+void scheduler::disable_policy(unsigned cpu, nsec now) {
+    if (!ext_ || !policy_exit_.failed() || policy_exit_.ejected) return;
+    calling_cpu_ = static_cast<int>(cpu);
+    update_rq_clock(rqs_[cpu], now);
+    policy_exit_.ejected = true; // from here class_for gives the fair class for SCHED_EXT
+    policy_exit_.ejected_at = rqs_[cpu].clock;
+    for (task* p : ext_->tasks()) {
+        if (p->sched_class != ext_.get()) continue;
+        update_rq_clock(rqs_[p->cpu], now);
+        change_class(*p, class_for(p->policy), [] {});
+        ++policy_exit_.tasks_moved;
+    }
 }
 
 sched_class& scheduler::class_of(const task& p) const {
@@ -92,18 +110,24 @@ void scheduler::setscheduler(task& p, sched_policy policy, int rt_priority, int 
             (rt_policy(policy) ? " is not in 1..99" : " must be 0 for a fair policy"));
     calling_cpu_ = static_cast<int>(this_cpu);
     rt_rq_reads_.clear();
+    update_rq_clock(rqs_[p.cpu], now);
+    change_class(p, class_for(policy), [&] {
+        p.policy = policy;
+        p.rt_priority = rt_priority;
+        p.set_nice(nice);
+    });
+}
+
+template <typename Change>
+void scheduler::change_class(task& p, sched_class& to, Change&& change) {
     runqueue& rq = rqs_[p.cpu];
-    update_rq_clock(rq, now);
     sched_class& from = class_of(p);
-    sched_class& to = class_for(policy);
     const int old_prio = p.prio();
     const bool queued = p.on_rq && !p.se.sched_delayed;
     const bool running = rq.curr == &p;
     if (queued) from.dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_MOVE);
     if (running) from.put_prev_task(rq, p);
-    p.policy = policy;
-    p.rt_priority = rt_priority;
-    p.set_nice(nice);
+    change();
     p.sched_class = &to;
     if (&to != &from) to.switching_to(rq, p); // the new class's per-task state (an RR slice)
     if (queued) activate_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_MOVE);
@@ -356,9 +380,10 @@ task& scheduler::pick_next_task(runqueue& rq, task* prev) {
     // an idle prev, runs the newidle balance itself when it finds no task.
     // With a policy loaded the balance starts no lower than ext, which must run before every pick
     // (scx's prev_balance), and an idle prev starts there.
-    std::size_t start = ext_ ? class_index(*ext_) : class_index(*fair_);
+    const bool ext_on = ext_enabled();
+    std::size_t start = ext_on ? class_index(*ext_) : class_index(*fair_);
     if (prev && !prev->is_idle)
-        start = ext_ ? std::min(start, class_index(class_of(*prev))) : class_index(class_of(*prev));
+        start = ext_on ? std::min(start, class_index(class_of(*prev))) : class_index(class_of(*prev));
     for (std::size_t i = start; i + 1 < classes_.size(); ++i)
         if (classes_[i]->balance(rq, prev)) break;
     for (sched_class* c : classes_) // for_each_class: the first class with a task
@@ -531,6 +556,7 @@ void scheduler::scheduler_tick(unsigned cpu, nsec now) {
     runqueue& rq = rqs_[cpu];
     update_rq_clock(rq, now);
     if (trace_) trace_->sched_tick(cpu, now);
+    if (ext_ && policy_exit_.failed() && !policy_exit_.ejected) disable_policy(cpu, now); // not run yet
     if (fair_server_) fair_server_->update(rq);
     rt_->bandwidth().period_timer(rq.clock); // the RT period hrtimer, at tick granularity
     if (bandwidth_.active() && rq.clock >= bandwidth_.next_timer()) bandwidth_.run_timers(cpu, rq.clock);

@@ -24,6 +24,7 @@
 #include "scheduler/core/sched_features.h"
 #include "scheduler/core/sched_tracepoints.h"
 #include "scheduler/dl/fair_server.h"
+#include "scheduler/ext/ext_exit_info.h"
 #include "scheduler/fair/fair_tunables.h"
 #include "scheduler/group/cfs_bandwidth.h"
 #include "scheduler/group/cgroup_tree.h"
@@ -113,9 +114,10 @@ public:
     // An hrtimer of the scheduler (CFS bandwidth period and slack timers) is due at `expiry` on `cpu`:
     // interrupt that CPU then and call scheduler::sched_timer. Without it, due timers run at ticks.
     virtual void arm_sched_timer(unsigned cpu, nsec expiry) { (void)cpu, (void)expiry; }
-    // The loaded policy was stopped (its watchdog, an invalid CPU, scx_bpf_error): `message` names it.
-    // Its tasks run on FIFO without it; the kernel ends the run with the message.
-    virtual void policy_failed(const std::string& message) { (void)message; }
+    // The loaded policy had an error (its watchdog, an invalid CPU, scx_bpf_error...): call
+    // scheduler::disable_policy on `cpu` soon, from an interrupt (sched_ext queues its disable work to
+    // a kthread). Without it, the next tick of any CPU runs it.
+    virtual void queue_policy_disable(unsigned cpu) { (void)cpu; }
 };
 
 // What try_to_wake_up did.
@@ -152,9 +154,18 @@ public:
     const std::vector<sched_class*>& classes() const { return classes_; }
     // The ext class of the loaded policy (nullptr: none loaded).
     const ext_class* ext() const { return ext_.get(); }
-    // The loaded policy's failure ("" while it runs well).
-    const std::string& policy_error() const { return policy_error_; }
-    void policy_failed(const std::string& message);
+    // Why the loaded policy was stopped, and when its tasks went to the fair class (kind none while it
+    // runs well, or without a policy).
+    const ext_exit_info& policy_exit() const { return policy_exit_; }
+    // The ext class reports the policy's first error (scx_ops_error_kind); the disable work is queued.
+    void policy_failed(const ext_exit_info& info);
+    // The disable work (scx_ops_disable_workfn), on `cpu` at `now`: every task of the failed policy goes
+    // to the class its policy has without sched_ext (the fair class; RT tasks are never the policy's),
+    // as sched_setscheduler would move it, and the ext class takes no more tasks. Nothing if the policy
+    // has not failed or was ejected already.
+    void disable_policy(unsigned cpu, nsec now);
+    // A policy is loaded and still in charge of its tasks (not ejected).
+    bool ext_enabled() const { return ext_ && !policy_exit_.ejected; }
     // A queued task changes CPU without leaving its class's queues (the ext class's dispatch to another
     // CPU's local DSQ; the class moves its counts): counted, traced and reported as a migration.
     void migrate_queued_task(task& p, unsigned cpu, migration_cause why) { set_task_cpu(p, cpu, why); }
@@ -289,6 +300,10 @@ public:
 
 private:
     void activate_task(runqueue& rq, task& p, unsigned flags);
+    // p leaves its class for `to` (__sched_setscheduler's dequeue/put, change, enqueue/set and
+    // check_class_changed); `change` sets its new attributes in between.
+    template <typename Change>
+    void change_class(task& p, sched_class& to, Change&& change);
     void set_task_cpu(task& p, unsigned cpu, migration_cause why);
     // The stopper of an active balance preempts prev and pushes a task (active_load_balance_cpu_stop);
     // returns the idle task, which stands for the stopper as rq's current task.
@@ -315,7 +330,7 @@ private:
     std::unique_ptr<idle_class> idle_;
     std::unique_ptr<dl_class> dl_;
     std::unique_ptr<ext_class> ext_;
-    std::string policy_error_;
+    ext_exit_info policy_exit_;
     std::vector<sched_class*> classes_; // highest first; idle last
     int calling_cpu_ = -1;                     // the CPU whose code is running the current entry point
     sched_tracepoints* trace_ = nullptr;

@@ -11,11 +11,26 @@ namespace warmsched::scheduler {
 
 namespace {
 constexpr int dispatch_max_loops = 32; // SCX_DSP_MAX_LOOPS
+
+// Thrown by a kfunc the policy calls after it was stopped: it ends the callback still running (the
+// kernel ignores whatever else it asks). Not a std::exception, so that a policy's catch of those lets
+// it through.
+struct policy_stopped {};
+
+std::string name_of(const ext::policy& p) {
+    const char* n = p.name(); // the loader checked it (policy_loader.h); a policy built in-process may not be
+    return n && *n ? std::string(n) : std::string("(unnamed)");
+}
+
+std::string who(const task& p) {
+    return p.comm + "[" + std::to_string(p.pid) + "]";
+}
 } // namespace
 
 ext_class::ext_class(scheduler& core, std::shared_ptr<ext::policy> policy, nsec watchdog_timeout,
                      const std::vector<std::vector<unsigned>>& numa_distances)
-    : core_(core), policy_(std::move(policy)), timeout_(watchdog_timeout) {
+    : core_(core), policy_(std::move(policy)), timeout_(watchdog_timeout), name_(name_of(*policy_)),
+      budget_(name_) {
     const cpu_layout& l = core.layout();
     const unsigned n = l.num_cpus();
     topo_.nr_cpus = n;
@@ -39,42 +54,106 @@ ext_class::ext_class(scheduler& core, std::shared_ptr<ext::policy> policy, nsec 
     idle_.assign(n, true);
     keep_prev_.assign(n, false);
     policy_->bind(*this);
-    call("init", [&] { policy_->init(); });
+    call("init", nullptr, [&] { policy_->init(); });
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------
 
-void ext_class::call(const char* op, const std::function<void()>& f) {
+template <typename F>
+void ext_class::call(const char* op, task* p, F&& f) {
     if (failed_) return;
+    const char* const saved_op = cur_op_;
+    task* const saved_task = cur_task_;
+    cur_op_ = op;
+    cur_task_ = p;
+    ++depth_;
+    budget_.enter(op, ctx_cpu_ >= 0 ? ctx_cpu_ : p ? static_cast<int>(p->cpu) : -1, clock_now());
     try {
         f();
+    } catch (const policy_stopped&) { // a kfunc ended it: the error is recorded already
     } catch (const std::exception& e) {
-        fail(std::string("ops.") + op + " threw: " + e.what());
+        fail(ext_exit_kind::error, std::string("ops.") + op + " threw: " + e.what());
     } catch (...) {
-        fail(std::string("ops.") + op + " threw an exception");
+        fail(ext_exit_kind::error, std::string("ops.") + op + " threw an exception");
     }
+    if (budget_.overrun()) // it returned, but past its budget
+        fail(ext_exit_kind::error_stall, std::string("soft lockup: ops.") + op + " ran for more than " +
+                                             budget_.passed() + " before returning");
+    budget_.leave();
+    --depth_;
+    cur_op_ = saved_op;
+    cur_task_ = saved_task;
 }
 
-void ext_class::fail(const std::string& message) {
+bool ext_class::kfunc() const {
+    auto* self = const_cast<ext_class*>(this); // the kfuncs are the kernel's: a const one may still fail it
+    if (!failed_ && depth_ && budget_.overrun())
+        self->fail(ext_exit_kind::error_stall, std::string("soft lockup: ops.") + (cur_op_ ? cur_op_ : "?") +
+                                                   " ran for more than " + budget_.passed() +
+                                                   " without returning");
+    if (!failed_) return true;
+    if (depth_) throw policy_stopped{};
+    return false;
+}
+
+task* ext_class::task_of(const ext::task_info& info, const char* kfunc) {
+    auto* p = static_cast<task*>(info.kernel_private);
+    if (p && known_.count(p)) return p;
+    stop(ext_exit_kind::error, std::string(kfunc) + " of a task_info the kernel did not hand out" +
+                                   (p ? " (or of a task that has left the policy)" : ""));
+    return nullptr;
+}
+
+std::string ext_class::invalid_cpu(ext::u64 cpu) const {
+    return "CPU " + std::to_string(cpu) + " (the machine has CPUs 0-" + std::to_string(topo_.nr_cpus - 1) + ")";
+}
+
+nsec ext_class::clock_now() const {
+    const int c = core_.calling_cpu();
+    return core_.rq(c >= 0 ? static_cast<unsigned>(c) : 0).clock;
+}
+
+void ext_class::fail(ext_exit_kind kind, const std::string& message, const task* p, int cpu) {
     if (failed_ || in_fail_) return;
     in_fail_ = true;
     failed_ = true;
-    // scx_ops_disable: the policy's tasks run on without it, FIFO from their CPU's local DSQ.
-    for (task* p : tasks_) {
-        if (!p->on_rq || p->on_cpu) continue;
-        if (p->scx.dsq && p->scx.dsq != &local_[p->cpu]) dsq_remove(*p);
-        p->scx.owned = false;
-        if (!p->scx.dsq) {
-            dsq_insert(local_[p->cpu], *p, false);
-            core_.resched_curr(core_.rq(p->cpu));
+    ext_exit_info ei;
+    ei.kind = kind;
+    ei.policy = name_;
+    ei.msg = message;
+    ei.op = cur_op_ ? cur_op_ : "";
+    ei.at = clock_now();
+    if (!p) p = cur_task_;
+    if (p) {
+        ei.pid = p->pid;
+        ei.comm = p->comm;
+    }
+    ei.cpu = cpu >= 0 ? cpu : ctx_cpu_ >= 0 ? ctx_cpu_ : p ? static_cast<int>(p->cpu) : -1;
+    // scx_ops_bypass: the policy's tasks run on without it, FIFO from their CPU's local DSQ, until the
+    // disable work moves them to the fair class.
+    for (task* t : tasks_) {
+        // Only the class's runnable tasks (one leaving for another class is still listed while
+        // ops.exit_task runs).
+        if (t->sched_class != this || !t->on_rq || t->on_cpu) continue;
+        if (t->scx.dsq && t->scx.dsq != &local_[t->cpu]) dsq_remove(*t);
+        t->scx.owned = false;
+        if (!t->scx.dsq) {
+            dsq_insert(local_[t->cpu], *t, false);
+            core_.resched_curr(core_.rq(t->cpu));
         }
     }
-    core_.policy_failed(std::string("policy ") + policy_->name() + ": " + message);
+    core_.policy_failed(ei);
     in_fail_ = false;
 }
 
+void ext_class::stop(ext_exit_kind kind, const std::string& message, const task* p, int cpu) {
+    fail(kind, message, p, cpu);
+    if (depth_) throw policy_stopped{};
+}
+
 void ext_class::error(const std::string& message) {
-    fail("scx_bpf_error: " + message);
+    if (!kfunc()) return;
+    stop(ext_exit_kind::error_bpf, message);
 }
 
 void ext_class::sync_info(task& p) {
@@ -99,8 +178,9 @@ void ext_class::init_entity(task& p) {
     p.scx.info.slice = ext::slice_dfl;
     p.scx.info.kernel_private = &p;
     tasks_.push_back(&p);
+    known_.insert(&p);
     sync_info(p);
-    call("init_task", [&] { policy_->init_task(p.scx.info); });
+    call("init_task", &p, [&] { policy_->init_task(p.scx.info); });
 }
 
 void ext_class::dsq_insert(dsq& q, task& p, bool at_head) {
@@ -135,6 +215,10 @@ ext_class::dsq* ext_class::find_dsq(ext::u64 id) {
 }
 
 void ext_class::insert_local(task& p, unsigned cpu, ext::u64 enq_flags) {
+    // The current task of its CPU, enqueued again while it runs (sched_setscheduler into the class, a
+    // nice change): it cannot move while it runs, so it stays on its own CPU's local DSQ, which it
+    // leaves at once as its CPU's current task (set_next_task).
+    if (p.on_cpu) cpu = p.cpu;
     if (p.cpu != cpu) {
         // move_remote_task_to_local_dsq: p leaves its CPU's count for cpu's.
         runqueue& src = core_.rq(p.cpu);
@@ -153,7 +237,10 @@ void ext_class::insert_local(task& p, unsigned cpu, ext::u64 enq_flags) {
 
 void ext_class::do_enqueue(runqueue& rq, task& p, ext::u64 enq_flags) {
     p.scx.info.runnable_at = rq.clock;
-    if (failed_) return dsq_insert(local_[rq.cpu], p, false);
+    if (failed_) { // bypassed (the bypass may have queued p already, if the policy failed in ops.runnable)
+        if (!p.scx.dsq) dsq_insert(local_[rq.cpu], p, false);
+        return;
+    }
     if (p.scx.ddsp) { // select_cpu dispatched it directly
         p.scx.ddsp = false;
         p.scx.owned = true;
@@ -168,7 +255,7 @@ void ext_class::do_enqueue(runqueue& rq, task& p, ext::u64 enq_flags) {
     sync_info(p);
     const int saved = ctx_cpu_;
     ctx_cpu_ = static_cast<int>(rq.cpu);
-    call("enqueue", [&] { policy_->enqueue(p.scx.info, enq_flags); });
+    call("enqueue", &p, [&] { policy_->enqueue(p.scx.info, enq_flags); });
     ctx_cpu_ = saved;
     arm_watchdog(rq.cpu, rq.clock);
 }
@@ -209,7 +296,7 @@ void ext_class::enqueue_task(runqueue& rq, task& p, unsigned flags) {
     const ext::u64 enq = (flags & ENQUEUE_WAKEUP) ? ext::enq_wakeup : 0;
     if (!p.migrating) {
         sync_info(p);
-        call("runnable", [&] { policy_->runnable(p.scx.info, enq); });
+        call("runnable", &p, [&] { policy_->runnable(p.scx.info, enq); });
     }
     do_enqueue(rq, p, enq);
 }
@@ -218,15 +305,16 @@ bool ext_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
     if (rq.curr == &p) {
         update_curr(rq);
         sync_info(p);
-        call("stopping", [&] { policy_->stopping(p.scx.info, false); });
+        call("stopping", &p, [&] { policy_->stopping(p.scx.info, false); });
     }
     if (p.scx.dsq) {
         dsq_remove(p);
     } else if (p.scx.owned) {
-        call("dequeue", [&] { policy_->dequeue(p.scx.info, flags); });
+        call("dequeue", &p, [&] { policy_->dequeue(p.scx.info, flags); });
     }
     p.scx.owned = p.scx.ddsp = false;
-    if (!p.migrating) call("quiescent", [&] { policy_->quiescent(p.scx.info, flags); });
+    if (!p.migrating) call("quiescent", &p, [&] { policy_->quiescent(p.scx.info, flags); });
+    if (p.scx.dsq) dsq_remove(p); // the policy failed in ops.dequeue or ops.quiescent: the bypass queued p
     rq.sub_nr_running(1);
     --nr_queued_[rq.cpu];
     p.on_rq = false;
@@ -236,8 +324,9 @@ bool ext_class::dequeue_task(runqueue& rq, task& p, unsigned flags) {
 
 void ext_class::switched_from(runqueue&, task& p) {
     if (!p.scx.known) return;
-    call("exit_task", [&] { policy_->exit_task(p.scx.info); });
+    call("exit_task", &p, [&] { policy_->exit_task(p.scx.info); });
     tasks_.erase(std::remove(tasks_.begin(), tasks_.end(), &p), tasks_.end());
+    known_.erase(&p);
     p.scx.known = false;
 }
 
@@ -262,7 +351,7 @@ bool ext_class::balance(runqueue& rq, task* prev) {
             in_dispatch_ = true;
             dispatched_ = 0;
             if (prev_on_scx) sync_info(*prev);
-            call("dispatch", [&] { policy_->dispatch(cpu, prev_on_scx ? &prev->scx.info : nullptr); });
+            call("dispatch", prev_on_scx ? prev : nullptr, [&] { policy_->dispatch(cpu, prev_on_scx ? &prev->scx.info : nullptr); });
             in_dispatch_ = false;
             ctx_cpu_ = saved;
             if (local.nr || consume(global_, rq)) return true;
@@ -295,14 +384,15 @@ void ext_class::set_next_task(runqueue& rq, task& p) {
     p.se.exec_start = rq.clock;
     p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
     sync_info(p);
-    call("running", [&] { policy_->running(p.scx.info); });
+    call("running", &p, [&] { policy_->running(p.scx.info); });
+    if (p.scx.dsq) dsq_remove(p); // the policy failed in ops.running: the bypass queued p
 }
 
 void ext_class::put_prev_task(runqueue& rq, task& p) {
     update_curr(rq);
     if (!p.on_rq) return; // it blocked or exited: stopping ran at the dequeue
     sync_info(p);
-    call("stopping", [&] { policy_->stopping(p.scx.info, true); });
+    call("stopping", &p, [&] { policy_->stopping(p.scx.info, true); });
     p.scx.info.runnable_at = rq.clock;
     if (p.scx.info.slice && !failed_) { // preempted by a higher class: first in line when it returns
         dsq_insert(local_[rq.cpu], p, true);
@@ -321,12 +411,16 @@ unsigned ext_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_fla
         const int saved = ctx_cpu_;
         ctx_cpu_ = static_cast<int>(prev_cpu);
         const ext::u64 flags = wake_flags & (WF_TTWU | WF_FORK | WF_SYNC);
-        call("select_cpu", [&] { cpu = policy_->select_cpu(p.scx.info, prev_cpu, flags); });
+        call("select_cpu", &p, [&] { cpu = policy_->select_cpu(p.scx.info, prev_cpu, flags); });
         ctx_cpu_ = saved;
         selecting_ = nullptr;
-        if (cpu >= n) {
-            fail("ops.select_cpu returned invalid CPU " + std::to_string(cpu) + " for " + p.comm + "[" +
-                 std::to_string(p.pid) + "] (the machine has CPUs 0-" + std::to_string(n - 1) + ")");
+        if (cpu >= n) { // select_task_rq_scx: ops_cpu_valid
+            const char* const saved_op = cur_op_;
+            cur_op_ = "select_cpu";
+            fail(ext_exit_kind::error, "ops.select_cpu returned invalid CPU " + std::to_string(cpu) + " for " +
+                                           who(p) + " (the machine has CPUs 0-" + std::to_string(n - 1) + ")",
+                 &p, static_cast<int>(prev_cpu));
+            cur_op_ = saved_op;
             cpu = prev_cpu;
         }
         if (failed_) p.scx.ddsp = false;
@@ -342,7 +436,7 @@ unsigned ext_class::select_task_rq(task& p, unsigned prev_cpu, unsigned wake_fla
 void ext_class::task_tick(runqueue& rq, task& p) {
     update_curr(rq);
     sync_info(p);
-    call("tick", [&] { policy_->tick(p.scx.info); });
+    call("tick", &p, [&] { policy_->tick(p.scx.info); });
     if (!p.scx.info.slice) core_.resched_curr(rq);
     if (rq.clock >= next_check_) check_watchdog(rq.clock);
 }
@@ -374,27 +468,38 @@ void ext_class::check_watchdog(nsec now) {
     next_check_ = now + timeout_ / 2;
     for (const task* p : tasks_) {
         if (!p->on_rq || p->on_cpu || now - std::min(now, p->scx.info.runnable_at) < timeout_) continue;
+        // check_rq_for_timeouts: "%s[%d] failed to run for %u.%03us"
         char b[96];
         std::snprintf(b, sizeof b, "%.3f", static_cast<double>(now - p->scx.info.runnable_at) / 1e9);
-        fail("runnable task stall (" + p->comm + "[" + std::to_string(p->pid) + "] failed to run for " + b +
-             "s)");
+        fail(ext_exit_kind::error_stall, who(*p) + " failed to run for " + b + "s", p, static_cast<int>(p->cpu));
         return;
     }
 }
 
 // ---- the kfuncs ---------------------------------------------------------------------------------
+// Each starts with kfunc(): a stopped policy's callback ends at its next kfunc, and one past its budget
+// is stopped there.
 
 ext::u64 ext_class::now() const {
-    const int c = core_.calling_cpu();
-    return core_.rq(c >= 0 ? static_cast<unsigned>(c) : 0).clock;
+    kfunc();
+    return clock_now();
+}
+
+const ext::topology& ext_class::topology() const {
+    kfunc();
+    return topo_;
 }
 
 void ext_class::create_dsq(ext::u64 id) {
-    if (id >= ext::dsq_builtin) return fail("create_dsq: id " + std::to_string(id) + " is a built-in DSQ's");
-    if (!user_.emplace(id, dsq{}).second) fail("create_dsq: DSQ " + std::to_string(id) + " exists already");
+    if (!kfunc()) return;
+    if (id >= ext::dsq_builtin)
+        return stop(ext_exit_kind::error, "create_dsq: id " + std::to_string(id) + " is a built-in DSQ's");
+    if (!user_.emplace(id, dsq{}).second)
+        stop(ext_exit_kind::error, "create_dsq: DSQ " + std::to_string(id) + " exists already");
 }
 
 unsigned ext_class::dsq_nr_queued(ext::u64 id) const {
+    if (!kfunc()) return 0;
     if (id == ext::dsq_global) return global_.nr;
     if (id == ext::dsq_local) return ctx_cpu_ >= 0 ? local_[static_cast<unsigned>(ctx_cpu_)].nr : 0;
     if ((id & ext::dsq_local_on) == ext::dsq_local_on) {
@@ -406,10 +511,10 @@ unsigned ext_class::dsq_nr_queued(ext::u64 id) const {
 }
 
 void ext_class::dispatch(ext::task_info& info, ext::u64 id, ext::u64 slice, ext::u64 enq_flags) {
-    if (failed_) return;
-    if (!info.kernel_private) return fail("dispatch of a task_info the kernel did not hand out");
-    task& p = task_of(info);
-    const std::string who = p.comm + "[" + std::to_string(p.pid) + "]";
+    if (!kfunc()) return;
+    task* const t = task_of(info, "dispatch");
+    if (!t) return;
+    task& p = *t;
     if (selecting_ == &p) { // from select_cpu: applied when the task is enqueued
         p.scx.ddsp = true;
         p.scx.ddsp_dsq = id;
@@ -418,36 +523,45 @@ void ext_class::dispatch(ext::task_info& info, ext::u64 id, ext::u64 slice, ext:
         return;
     }
     if (!p.on_rq || !p.scx.owned || p.scx.dsq)
-        return fail("dispatch of " + who + ", which is " +
-                    (!p.on_rq ? "not runnable" : p.scx.dsq ? "on a DSQ already" : "running") +
-                    " (a task is dispatched once per enqueue)");
-    if (slice) info.slice = slice;
-    ++dispatched_;
+        return stop(ext_exit_kind::error,
+                    "dispatch of " + who(p) + ", which is " +
+                        (!p.on_rq ? "not runnable" : p.scx.dsq ? "on a DSQ already" : "running") +
+                        " (a task is dispatched once per enqueue)",
+                    &p);
     if (id == ext::dsq_local || (id & ext::dsq_local_on) == ext::dsq_local_on) {
         const ext::u64 c = id == ext::dsq_local ? static_cast<ext::u64>(ctx_cpu_ >= 0 ? ctx_cpu_ : 0)
                                                  : id & ~ext::dsq_local_on;
         if (c >= topo_.nr_cpus)
-            return fail("dispatch of " + who + " to the local DSQ of invalid CPU " + std::to_string(c));
+            return stop(ext_exit_kind::error, "dispatch of " + who(p) + " to the local DSQ of invalid " + invalid_cpu(c),
+                        &p);
         if (!p.allowed_on(static_cast<unsigned>(c)))
-            return fail("dispatch of " + who + " to CPU " + std::to_string(c) + ", which it may not run on");
+            return stop(ext_exit_kind::error,
+                        "dispatch of " + who(p) + " to CPU " + std::to_string(c) + ", which it may not run on", &p,
+                        static_cast<int>(c));
+        if (slice) info.slice = slice;
+        ++dispatched_;
         p.scx.owned = false;
         return insert_local(p, static_cast<unsigned>(c), enq_flags);
     }
     dsq* q = find_dsq(id);
-    if (!q) return fail("dispatch of " + who + " to DSQ " + std::to_string(id) + ", which does not exist");
+    if (!q)
+        return stop(ext_exit_kind::error,
+                    "dispatch of " + who(p) + " to DSQ " + std::to_string(id) + ", which does not exist", &p);
+    if (slice) info.slice = slice;
+    ++dispatched_;
     p.scx.owned = false;
     dsq_insert(*q, p, enq_flags & ext::enq_head);
 }
 
 bool ext_class::move_to_local(ext::u64 id) {
-    if (failed_) return false;
+    if (!kfunc()) return false;
     if (!in_dispatch_ || ctx_cpu_ < 0) {
-        fail("move_to_local outside ops.dispatch");
+        stop(ext_exit_kind::error, "move_to_local outside ops.dispatch");
         return false;
     }
     dsq* q = find_dsq(id);
     if (!q) {
-        fail("move_to_local from DSQ " + std::to_string(id) + ", which does not exist");
+        stop(ext_exit_kind::error, "move_to_local from DSQ " + std::to_string(id) + ", which does not exist");
         return false;
     }
     const bool moved = consume(*q, core_.rq(static_cast<unsigned>(ctx_cpu_)));
@@ -456,16 +570,19 @@ bool ext_class::move_to_local(ext::u64 id) {
 }
 
 void ext_class::kick_cpu(unsigned cpu, ext::u64 flags) {
-    if (cpu >= topo_.nr_cpus) return fail("kick_cpu: invalid CPU " + std::to_string(cpu));
+    if (!kfunc()) return;
+    if (cpu >= topo_.nr_cpus) return stop(ext_exit_kind::error, "kick_cpu: invalid " + invalid_cpu(cpu));
     runqueue& rq = core_.rq(cpu);
+    if (!rq.curr) return; // from ops.init: the CPUs have not started yet, nothing to kick
     if ((flags & ext::kick_idle) && rq.curr != rq.idle) return;
     if ((flags & ext::kick_preempt) && rq.curr->sched_class == this) rq.curr->scx.info.slice = 0;
     core_.resched_curr(rq);
 }
 
 bool ext_class::test_and_clear_cpu_idle(unsigned cpu) {
+    if (!kfunc()) return false;
     if (cpu >= topo_.nr_cpus) {
-        fail("test_and_clear_cpu_idle: invalid CPU " + std::to_string(cpu));
+        stop(ext_exit_kind::error, "test_and_clear_cpu_idle: invalid " + invalid_cpu(cpu));
         return false;
     }
     const bool was = idle_[cpu];
@@ -474,8 +591,16 @@ bool ext_class::test_and_clear_cpu_idle(unsigned cpu) {
 }
 
 int ext_class::pick_idle_cpu(const ext::task_info& info, const std::vector<unsigned>& cpus) {
-    const task& p = *static_cast<const task*>(info.kernel_private);
-    const auto try_cpu = [&](unsigned c) { return c < topo_.nr_cpus && p.allowed_on(c) && idle_[c]; };
+    if (!kfunc()) return -1;
+    const task* const t = task_of(info, "pick_idle_cpu");
+    if (!t) return -1;
+    // ops_cpu_valid: a CPU the machine does not have is the policy's error, wherever it is in the list.
+    for (unsigned c : cpus)
+        if (c >= topo_.nr_cpus) {
+            stop(ext_exit_kind::error, "pick_idle_cpu: invalid " + invalid_cpu(c) + " in the list of CPUs", t);
+            return -1;
+        }
+    const auto try_cpu = [&](unsigned c) { return t->allowed_on(c) && idle_[c]; };
     if (cpus.empty()) {
         for (unsigned c = 0; c < topo_.nr_cpus; ++c)
             if (try_cpu(c)) return idle_[c] = false, static_cast<int>(c);
@@ -487,21 +612,33 @@ int ext_class::pick_idle_cpu(const ext::task_info& info, const std::vector<unsig
 }
 
 unsigned ext_class::select_cpu_dfl(ext::task_info& info, unsigned prev_cpu, ext::u64, bool* is_idle) {
-    *is_idle = false;
-    const task& p = *static_cast<const task*>(info.kernel_private);
-    if (prev_cpu < topo_.nr_cpus && p.allowed_on(prev_cpu) && test_and_clear_cpu_idle(prev_cpu)) {
-        *is_idle = true;
-        return prev_cpu;
+    bool idle = false;
+    if (is_idle) *is_idle = false;
+    if (!kfunc()) return prev_cpu;
+    const task* const t = task_of(info, "select_cpu_dfl");
+    if (!t) return prev_cpu;
+    // scx_bpf_select_cpu_dfl: an invalid prev_cpu is returned as it is (select_cpu then fails on it).
+    if (prev_cpu >= topo_.nr_cpus) return prev_cpu;
+    unsigned cpu = prev_cpu;
+    if (t->allowed_on(prev_cpu) && idle_[prev_cpu]) {
+        idle_[prev_cpu] = false;
+        idle = true;
+    } else {
+        int c = pick_idle_cpu(info, topo_.llc_cpus[topo_.llc_of[prev_cpu]]);
+        if (c < 0) c = pick_idle_cpu(info, {});
+        if (c >= 0) {
+            cpu = static_cast<unsigned>(c);
+            idle = true;
+        }
     }
-    int c = prev_cpu < topo_.nr_cpus ? pick_idle_cpu(info, topo_.llc_cpus[topo_.llc_of[prev_cpu]]) : -1;
-    if (c < 0) c = pick_idle_cpu(info, {});
-    if (c < 0) return prev_cpu;
-    *is_idle = true;
-    return static_cast<unsigned>(c);
+    if (is_idle) *is_idle = idle;
+    return cpu;
 }
 
 bool ext_class::task_allowed_on(const ext::task_info& info, unsigned cpu) const {
-    return cpu < topo_.nr_cpus && static_cast<const task*>(info.kernel_private)->allowed_on(cpu);
+    if (!kfunc()) return false;
+    const task* const t = const_cast<ext_class*>(this)->task_of(info, "task_allowed_on");
+    return t && cpu < topo_.nr_cpus && t->allowed_on(cpu);
 }
 
 } // namespace warmsched::scheduler

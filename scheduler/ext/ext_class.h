@@ -15,11 +15,15 @@
 // - dispatching a task to another CPU's local DSQ moves it there (migration_cause::ext_dispatch), as
 //   move_remote_task_to_local_dsq does; it must be allowed there.
 // - the watchdog (scx_watchdog_workfn, checked every timeout / 2 from a timer and at ticks): a runnable
-//   task that has not run for the timeout stops the policy. So do an invalid CPU from select_cpu, a
-//   dispatch to a CPU or DSQ that does not exist, a task dispatched twice, an exception out of a
-//   callback and scx_bpf_error. Then, as scx_ops_disable does, the class bypasses the policy (its tasks
-//   run FIFO from each CPU's local DSQ) and the kernel is told (scheduler_hooks::policy_failed), which
-//   ends the run with the error.
+//   task that has not run for the timeout is an error (SCX_EXIT_ERROR_STALL), and so is a callback that
+//   does not return within its budget (scx_softlockup; callback_budget.h). So are (SCX_EXIT_ERROR) an
+//   invalid CPU from select_cpu or in a kfunc's arguments (ops_cpu_valid), a dispatch to a DSQ that does
+//   not exist, a task dispatched twice, a task_info the kernel did not hand out, an exception out of a
+//   callback; and (SCX_EXIT_ERROR_BPF) scx_bpf_error. At the first error, as scx_ops_error_kind and
+//   scx_ops_bypass do, the class records the exit info (ext_exit_info.h), stops calling the policy (a
+//   kfunc it calls from the callback still running ends that callback) and runs its tasks FIFO from
+//   their CPU's local DSQ; the kernel's disable work (scheduler::disable_policy, scx_ops_disable_workfn)
+//   then moves them to the fair class, and the run goes on to its end without the policy.
 // Left out: the vtime DSQs (scx_bpf_dsq_insert_vtime), ops.cpu_acquire/release (the policy is not told
 // when a higher class takes its CPU), cgroup ops, core scheduling, ops.update_idle and SCX_OPS_ENQ_LAST;
 // the cgroup usage of ext tasks is not counted (cpu.stat covers fair tasks).
@@ -27,13 +31,15 @@
 
 #include "scheduler/core/runqueue.h"
 #include "scheduler/core/sched_class.h"
+#include "scheduler/ext/callback_budget.h"
+#include "scheduler/ext/ext_exit_info.h"
 
 #include <warmsched/policy.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace warmsched::scheduler {
@@ -46,9 +52,12 @@ public:
               const std::vector<std::vector<unsigned>>& numa_distances);
 
     const char* name() const override { return "ext"; }
-    // The policy's own name.
-    const char* policy_name() const { return policy_->name(); }
+    // The policy's own name (read once, at load).
+    const std::string& policy_name() const { return name_; }
+    // The policy had an error: it is bypassed until the disable work moves its tasks away.
     bool failed() const { return failed_; }
+    // The tasks of the class, in the order they joined it (for the disable work).
+    std::vector<task*> tasks() const { return tasks_; }
 
     // sched_class
     void enqueue_task(runqueue& rq, task& p, unsigned flags) override;
@@ -74,7 +83,7 @@ public:
 
     // ext::kernel (the kfuncs)
     ext::u64 now() const override;
-    const ext::topology& topology() const override { return topo_; }
+    const ext::topology& topology() const override;
     void create_dsq(ext::u64 id) override;
     void dispatch(ext::task_info& p, ext::u64 dsq, ext::u64 slice, ext::u64 enq_flags) override;
     bool move_to_local(ext::u64 dsq) override;
@@ -108,10 +117,24 @@ private:
     void init_entity(task& p);
     void check_watchdog(nsec now);
     void arm_watchdog(unsigned cpu, nsec now);
-    void fail(const std::string& message);
-    // Runs one callback; an exception out of it stops the policy.
-    void call(const char* op, const std::function<void()>& f);
-    static task& task_of(ext::task_info& p) { return *static_cast<task*>(p.kernel_private); }
+    // scx_ops_error_kind: the first error stops the policy (later ones are dropped). `p` and `cpu` are
+    // the task and CPU concerned (default: those of the callback running).
+    void fail(ext_exit_kind kind, const std::string& message, const task* p = nullptr, int cpu = -1);
+    // fail() from a kfunc: inside a callback it ends the callback too (the kernel ignores the rest).
+    void stop(ext_exit_kind kind, const std::string& message, const task* p = nullptr, int cpu = -1);
+    // Runs callback `op` (about task `p`, if any). An exception out of it, or running past its budget,
+    // stops the policy.
+    template <typename F>
+    void call(const char* op, task* p, F&& f);
+    // At the entry of every kfunc: false if the policy was stopped (inside a callback, the kfunc then
+    // throws to end it), and the check of the callback's budget.
+    bool kfunc() const;
+    // The task of a task_info the policy passes to a kfunc; nullptr (and an error) if the kernel did not
+    // hand it out or the task has left the class.
+    task* task_of(const ext::task_info& p, const char* kfunc);
+    // "CPU 40 (the machine has CPUs 0-31)"
+    std::string invalid_cpu(ext::u64 cpu) const;
+    nsec clock_now() const;
 
     scheduler& core_;
     std::shared_ptr<ext::policy> policy_;
@@ -124,6 +147,12 @@ private:
     std::vector<bool> idle_;          // the idle mask
     std::vector<bool> keep_prev_;     // balance said: keep running prev (SCX_RQ_BAL_KEEP)
     std::vector<task*> tasks_;        // every task of the class, for the watchdog
+    std::unordered_set<const task*> known_; // the same, to check the task_infos the policy passes
+    std::string name_;
+    callback_budget budget_;
+    const char* cur_op_ = nullptr; // the callback running, and its task
+    task* cur_task_ = nullptr;
+    int depth_ = 0; // callbacks running (nested: the outermost counts)
     // The callback being run: the CPU whose local DSQ dsq_local means, and the task select_cpu is
     // placing (its direct dispatch waits for the enqueue).
     int ctx_cpu_ = -1;

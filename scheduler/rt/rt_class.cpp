@@ -258,8 +258,8 @@ void rt_class::count_wakeup(unsigned prev, unsigned cpu) {
 
 void rt_class::switched_to(runqueue& rq, task& p) {
     if (!p.on_rq || rq.curr == &p) return;
-    if (overloaded(rq)) push_rt_tasks(rq);
     core_.check_preempt_curr(rq, p, 0);
+    if (overloaded(rq)) push_rt_tasks(rq);
 }
 
 void rt_class::switched_from(runqueue& rq, task& p) {

@@ -8,7 +8,7 @@
 namespace warmsched::sim {
 
 void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads,
-                       const nlohmann::ordered_json& run) {
+                       const nlohmann::ordered_json& run, const nlohmann::ordered_json& policy) {
     using json = nlohmann::ordered_json;
     json list = json::array();
     std::string all;
@@ -25,6 +25,7 @@ void write_report_json(std::ostream& out, const std::vector<workload_output>& wo
     if (!run.is_null()) doc["run"] = run;
     doc["workloads"] = list;
     doc["metrics"] = metrics;
+    if (!policy.is_null()) doc["policy"] = policy;
     out << doc.dump(2) << "\n";
 }
 

@@ -20,7 +20,8 @@ struct workload_output {
     std::string output;  // what its report printed
 };
 
+// run: the provenance, first; policy: the loaded policy and its ejection (policy_exit_report.h), last.
 void write_report_json(std::ostream& out, const std::vector<workload_output>& workloads,
-                       const nlohmann::ordered_json& run = nullptr); // run: the provenance, first
+                       const nlohmann::ordered_json& run = nullptr, const nlohmann::ordered_json& policy = nullptr);
 
 } // namespace warmsched::sim

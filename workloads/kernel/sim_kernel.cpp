@@ -259,10 +259,16 @@ void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
     executors_[cpu]->raise_irq(static_cast<models::ps_t>(expiry) * 1000, fire, /*holds_run=*/false);
 }
 
-void sim_kernel::policy_failed(const std::string&) {
-    // sc_stop's "Simulation stopped by user" notice would go to stdout: the caller reports the error.
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    sc_core::sc_stop();
+void sim_kernel::queue_policy_disable(unsigned cpu) {
+    if (finished()) return;
+    auto work = [this, cpu] {
+        if (!finished()) {
+            set_running_cpu(cpu);
+            sched_->disable_policy(cpu, executors_[cpu]->now() / 1000);
+        }
+        return cpu_executor::irq_action{};
+    };
+    executors_[cpu]->raise_irq(sc_core::sc_time_stamp().value(), work, /*holds_run=*/false);
 }
 
 void sim_kernel::task_migrated(const scheduler::task& p, unsigned from, unsigned to,

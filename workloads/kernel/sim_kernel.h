@@ -109,8 +109,9 @@ public:
     void kick_cpu(unsigned cpu) override;
     // The scheduler's hrtimer (CFS bandwidth period/slack): an interrupt on `cpu` at `expiry`.
     void arm_sched_timer(unsigned cpu, scheduler::nsec expiry) override;
-    // The loaded policy failed: the run stops at once (sc_stop); run() returns and the caller reports it.
-    void policy_failed(const std::string& message) override;
+    // The loaded policy failed: an interrupt on `cpu` at once runs the scheduler's disable work, which
+    // moves its tasks to the fair class; the run goes on.
+    void queue_policy_disable(unsigned cpu) override;
     // Tells the cost-of-migration tracker.
     void task_migrated(const scheduler::task& p, unsigned from, unsigned to,
                        scheduler::migration_cause why) override;
