@@ -203,7 +203,7 @@ machine_inventory read_sysfs(const std::string& root) {
         std::vector<unsigned> numbers;
         for (const auto& e : fs::directory_iterator(node_dir)) {
             const std::string name = e.path().filename().string();
-            if (name.size() > 4 && name.rfind("node", 0) == 0 &&
+            if (name.size() > 4 && name.size() < 11 && name.rfind("node", 0) == 0 &&
                 std::all_of(name.begin() + 4, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
                 numbers.push_back(static_cast<unsigned>(std::stoul(name.substr(4))));
         }

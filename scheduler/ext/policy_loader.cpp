@@ -234,8 +234,9 @@ std::string policy_name_problem(const char* name) {
 
 std::shared_ptr<ext::policy> load_policy(const std::string& spec) {
     const std::string path = policy_path(spec);
-    if (!fs::exists(path))
-        throw policy_load_error(path + ": no such file" +
+    std::error_code ec;
+    if (!fs::exists(path, ec)) // a symlink loop is an error code here, not an exception
+        throw policy_load_error(path + (ec ? ": " + ec.message() : std::string(": no such file")) +
                                 (path != spec ? " (the in-tree examples are simple_fifo, llc_rr, llc_sticky)" : ""));
     trial_load(path);
     loaded l;

@@ -325,6 +325,17 @@ TEST_CASE("import: non-uniform hwloc and sysfs inputs are refused, naming the in
     CHECK_FALSE(fs::exists(scratch / "imported.yaml"));
 }
 
+TEST_CASE("import --from sysfs: a node directory with a number past 32 bits is not a node, not a crash") {
+    const fs::path tree = scratch / "sysfs-long-node";
+    fs::remove_all(tree);
+    fs::copy(std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/sysfs/8em64t-2s2ca2c", tree, fs::copy_options::recursive);
+    fs::create_directories(tree / "sys/devices/system/node/node99999999999999999999");
+    const auto r = run_cli("import --from sysfs " + tree.string());
+    INFO(r.err);
+    CHECK(r.status == 0); // Linux names nodes below MAX_NUMNODES: that directory is no node of the tree
+    CHECK(r.err.find("error") == std::string::npos);
+}
+
 TEST_CASE("import --name: control characters are refused, other names are written so they stay one value") {
     const std::string xml = std::string(WARMSCHED_SOURCE_DIR) + "/tests/data/hwloc/Intel-Core-2xXeon-E5345.xml";
     refused("import " + xml + " --name 'a\nnuma: {}'", "--name: a platform name is one line of text, without control characters (got \"a\\nnuma: {}\")");
@@ -393,6 +404,11 @@ TEST_CASE("symlink loops as the experiment, the platform or an include, and an .
     fs::create_directories(d / "machine.xml");
     refused("run --platform " + (d / "machine.xml").string() + hackbench, "machine.xml: a directory, not a file");
     refused("topology " + (d / "machine.xml").string(), "machine.xml: a directory, not a file");
+    fs::create_symlink("q.so", d / "p.so");
+    fs::create_symlink("p.so", d / "q.so");
+    refused("run --policy " + (d / "p.so").string() + hackbench, "p.so: Too many levels of symbolic links");
+    refused("plot " + (d / "a.yaml").string(), "a.yaml: not a results directory (no stats.json: Too many levels of "
+                                               "symbolic links)");
 }
 
 TEST_CASE("a cgroup name the kernel would refuse is refused when the experiment is read, before the run") {
