@@ -331,7 +331,7 @@ TEST_CASE("two runs into one --out: the second to finish keeps its results besid
         INFO("force: " << force);
         const fs::path dir = fresh("race");
         // The slow run passes its check first; the quick one starts and finishes while it runs.
-        const pid_t slow = start_background("run" + force + " --out " + dir.string() + " -- hackbench -g 2 -l 400");
+        const pid_t slow = start_background("run" + force + " --out " + dir.string() + " -- hackbench -g 2 -l 800");
         REQUIRE(eventually([&] { return partial_left(dir); }));
         const auto quick = run_cli("run" + force + " --out " + dir.string() + " -- hackbench -g 1 -l 1");
         INFO(quick.err);
@@ -348,7 +348,7 @@ TEST_CASE("two runs into one --out: the second to finish keeps its results besid
         CHECK(warmsched::test::file_text(dir / "report.txt").find("pass 1 messages") != std::string::npos);
         CHECK(run_cli("compare " + dir.string()).status == 0);
         CHECK(fs::exists(fs::path(kept) / "manifest.txt"));
-        CHECK(warmsched::test::file_text(fs::path(kept) / "report.txt").find("pass 400 messages") != std::string::npos);
+        CHECK(warmsched::test::file_text(fs::path(kept) / "report.txt").find("pass 800 messages") != std::string::npos);
         fs::remove_all(kept);
     }
 }
