@@ -477,6 +477,29 @@ void check_consistency(config_reader& root, const platform_params& p, config::er
     }
 }
 
+// calibration: what `warmsched calibrate` measured, for the reader: the machine, the kernel, the date, the
+// repeats, and per figure its status, median, min, max and method. Documentation only (the values the
+// model uses are the keys themselves); checked so that a hand-edited file stays well formed.
+void read_calibration(config_reader& root) {
+    if (!root.has("calibration")) return;
+    auto c = root.child("calibration");
+    c.text("machine");
+    c.text("kernel");
+    c.text("date");
+    c.integer("repeats", std::nullopt, 1, 1000);
+    for (auto& f : c.children("figures")) {
+        f.text("key");
+        const std::string status = f.text("status");
+        if (status != "measured" && status != "solved" && status != "split")
+            f.error("status", "must be measured, solved or split, got '" + status + "'");
+        for (const char* k : {"median", "min", "max"}) f.text(k);
+        f.text("from");
+        f.finish();
+    }
+    c.text_list("estimates");
+    c.finish();
+}
+
 } // namespace
 
 platform_params read_platform(const config::config_node& root, config::config_node* resolved,
@@ -504,6 +527,7 @@ platform_params read_platform(const config::config_node& root, config::config_no
     auto disk = r.child("block_device");
     read_block_device(disk, p);
     r.text_list("estimated"); // free-form list of estimated parameters, for documentation
+    read_calibration(r);
     const double dilation = r.number("time_dilation", 1.0, 1.0, 1e6); // platforms/time_dilation.h
     r.finish();
     check_consistency(r, p, errors);

@@ -22,7 +22,9 @@
 #include "sim/tutorials/tutorial_runner.h"
 #include "twin/guest_settings.h"
 #include "twin/qemu_guest.h"
+#include "twin/native_twin.h"
 #include "twin/twin_run.h"
+#include "calibrate/calibrate_run.h"
 #include "workloads/cli/option_parser.h"
 
 #include <CLI/CLI.hpp>
@@ -468,6 +470,30 @@ int sc_main(int argc_all, char* argv_all[]) {
                        "Only compare the guest's sched domains, LLC sharing and NUMA nodes with the model's "
                        "(exit 1 if they differ)");
 
+    bool twin_native = false;
+    std::optional<unsigned> twin_repeat;
+    twin_cmd->add_flag("--native", twin_native,
+                       "Run the command on this machine's own kernel (tracefs records it; root), --repeat times, "
+                       "and in the model of this machine: --platform, or by default a fresh `warmsched calibrate` "
+                       "(docs/twin.md, \"The machine you run on\")");
+    twin_cmd->add_option("--repeat", twin_repeat, "--native: native runs of the command (default 3)")
+        ->check(CLI::Range(1u, 100u));
+
+    calibrate::calibrate_settings cs;
+    auto* calibrate_cmd = app.add_subcommand(
+        "calibrate", "Measure this machine with small pinned programs (system calls, pipes, switches, wakeups, "
+                     "fork/exec, load latency, c2c, bandwidth) and write a platform file of it whose direct kernel "
+                     "costs and memory figures are measured, each with its median, min and max (docs/calibration.md)");
+    calibrate_cmd->add_option("-o,--output", cs.output, "Write the platform to this file (default: stdout)");
+    calibrate_cmd->add_option("--repeat", cs.repeat, "Repeats of every microbenchmark (default 5)")
+        ->check(CLI::Range(1u, 1000u));
+    calibrate_cmd->add_option("--name", cs.name, "The platform's name (default: this-machine)");
+    calibrate_cmd->add_option("--max-busy", cs.max_busy_percent,
+                              "Refuse when more than this percent of the host's CPU time went to other work in the "
+                              "second before (default 10)")
+        ->check(CLI::Range(0.0, 100.0));
+    calibrate_cmd->add_flag("--quick", cs.quick, "A tenth of the iterations (noisier; what the tests run)");
+
     std::string tutorial_name;
     sim::tutorials::tutorial_run_options tutorial_opts;
     std::optional<unsigned> tutorial_jobs;
@@ -532,6 +558,31 @@ int sc_main(int argc_all, char* argv_all[]) {
             tutorial_opts.jobs = tutorial_jobs ? *tutorial_jobs : sim::host_cpus();
             return sim::tutorials::run_tutorial(*t, tutorial_opts, std::cout);
         }
+        if (*calibrate_cmd) return calibrate::run_calibrate(cs, std::cout);
+        if (*twin_cmd && twin_native) {
+            if (!ts.experiment_file.empty())
+                throw config::config_error(config::origin{"<command line>", 0, 0}, "--native",
+                                           "a native twin runs the command given after --, not an experiment file");
+            for (const auto* o : {"--kernel", "--feature", "--sysctl", "--cgroup", "--guest-kernel", "--max-vcpus",
+                                  "--guest-memory", "--boot-timeout", "--append", "--guest-kprobes", "--dilate",
+                                  "--topology", "--guest-retries"})
+                if (twin_cmd->count(o))
+                    throw config::config_error(config::origin{"<command line>", 0, 0}, o,
+                                               "is the QEMU twin's; --native runs this machine's own kernel as it is");
+            twin::native_settings ns;
+            ns.command.words = command.words;
+            ns.platform_file = twin_platform;
+            if (twin_repeat) ns.repeat = *twin_repeat;
+            ns.out_dir = ts.out_dir;
+            ns.trace_buffer_kb = twin_cmd->count("--trace-buffer-kb") ? ts.trace_buffer_kb : 65536;
+            ns.run_timeout_s = ts.run_timeout_s;
+            ns.overrides = run_overrides_of("", "", {}, {}, twin_seed);
+            ns.overrides.insert(ns.overrides.end(), twin_overrides.begin(), twin_overrides.end());
+            return twin::run_native_twin(ns, std::cout);
+        }
+        if (*twin_cmd && twin_repeat)
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "--repeat",
+                                       "repeats the native runs of --native (the QEMU twin runs once)");
         if (*twin_cmd) {
             if (ts.experiment_file.empty())
                 ts.experiment_file = platform::configs_dir() + "/experiments/default.yaml";

@@ -92,6 +92,11 @@ std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& 
             add(c + "share of the workload's CPU time %", pct(d(r.runtime_ns), d(rt.runtime_ns)),
                 pct(d(m.runtime_ns), d(mt.runtime_ns)), row_kind::share);
         }
+    if (real.user_s >= 0 && model.user_s >= 0) {
+        add("user CPU time s", real.user_s, model.user_s, row_kind::time);
+        add("system CPU time s", real.system_s, model.system_s, row_kind::time);
+    }
+    if (real.has_schedstat) {
     add("schedstat ttwu_count (all tasks)", d(real.sched.ttwu_count), d(model.sched.ttwu_count));
     add("schedstat ttwu_local", d(real.sched.ttwu_local), d(model.sched.ttwu_local));
     add("schedstat sched_count", d(real.sched.sched_count), d(model.sched.sched_count));
@@ -113,6 +118,7 @@ std::vector<twin_row> pair_rows(const side_counters& real, const side_counters& 
             add(n + " load_balance " + idle_name(t) + " tasks pulled", d(r->lb_gained[t]), d(m->lb_gained[t]));
         }
         add(n + " active balance pushes", d(r->alb_pushed), d(m->alb_pushed));
+    }
     }
     add("workload CPU time s", d(rt.runtime_ns) / 1e9, d(mt.runtime_ns) / 1e9, row_kind::time);
     const auto rs = shares(real.trace), ms = shares(model.trace);
@@ -157,6 +163,26 @@ std::vector<twin_row> make_rows(const side_counters& real, const side_counters& 
     for (auto& r : rows)
         for (const auto& x : d)
             if (x.name == r.name) r.dilated = x.model;
+    return rows;
+}
+
+std::vector<twin_row> make_repeat_rows(const std::vector<side_counters>& real_runs, const side_counters& model) {
+    std::vector<std::vector<twin_row>> per_run;
+    for (const auto& r : real_runs) per_run.push_back(pair_rows(r, model));
+    if (per_run.empty()) return {};
+    std::vector<twin_row> rows = per_run.front();
+    for (auto& row : rows) {
+        std::vector<double> v;
+        for (const auto& run : per_run)
+            for (const auto& x : run)
+                if (x.name == row.name) v.push_back(x.real);
+        std::sort(v.begin(), v.end());
+        const std::size_t m = v.size() / 2;
+        row.real = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+        row.real_min = v.front();
+        row.real_max = v.back();
+        row.repeats = static_cast<unsigned>(v.size());
+    }
     return rows;
 }
 
@@ -209,6 +235,19 @@ void print_rows(std::ostream& out, const std::vector<twin_row>& rows, double dil
     char buf[320];
     char dil[32];
     std::snprintf(dil, sizeof dil, "model x%.0f", dilation);
+    const bool spread = std::any_of(rows.begin(), rows.end(), [](const twin_row& r) { return r.repeats > 1; });
+    if (spread) { // a native twin's repeats: the median, then min-max
+        std::snprintf(buf, sizeof buf, "%-44s %12s %25s %12s %11s\n", "", "real median", "real min - max", "model",
+                      "model/real");
+        out << buf;
+        for (const auto& r : rows) {
+            const std::string range = number_cell(r, r.real_min) + " - " + number_cell(r, r.real_max);
+            std::snprintf(buf, sizeof buf, "%-44s %12s %25s %12s %11s\n", r.name.c_str(), number_cell(r, r.real).c_str(),
+                          range.c_str(), number_cell(r, r.model).c_str(), compare_cell(r, r.model).c_str());
+            out << buf;
+        }
+        return;
+    }
     if (dilation > 0)
         std::snprintf(buf, sizeof buf, "%-44s %12s %12s %11s %12s %11s\n", "", "real", "model", "/real", dil, "/real");
     else
@@ -234,6 +273,11 @@ void write_rows_json(const std::string& path, const std::vector<twin_row>& rows,
     for (const auto& r : rows) {
         nlohmann::json x{{"name", r.name}, {"real", r.real}, {"model", r.model},
                          {"kind", r.kind == row_kind::count ? "count" : r.kind == row_kind::share ? "share" : "time"}};
+        if (r.repeats > 1) {
+            x["real_min"] = r.real_min;
+            x["real_max"] = r.real_max;
+            x["repeats"] = r.repeats;
+        }
         if (r.kind == row_kind::share) x["difference"] = r.model - r.real;
         else if (r.real > 0)
             x["ratio"] = r.model / r.real;

@@ -27,6 +27,9 @@ struct twin_row {
     double real = 0, model = 0;
     row_kind kind = row_kind::count;
     double dilated = 0; // the model with time_dilation (if there is a dilated run)
+    // A native twin's repeats: `real` is their median, these their extremes (repeats 0: one real run).
+    double real_min = 0, real_max = 0;
+    unsigned repeats = 0;
 };
 
 // One side of the comparison.
@@ -36,11 +39,20 @@ struct side_counters {
     std::string tool_output;  // what the workloads printed
     std::vector<long> roots;  // each workload's root task, in the experiment's order (empty: unknown)
     std::vector<std::string> workload_names; // "0 /capped", ... (the real side's are used)
+    bool has_schedstat = true; // false: a kernel without /proc/schedstat (CONFIG_SCHEDSTATS off): no such rows
+    // User and system CPU time of the workload (s): the tools' rusage on the real side, the model's run
+    // summary; < 0 when unknown.
+    double user_s = -1, system_s = -1;
 };
 
 // `dilated`: the model's run with time_dilation, or nullptr.
 std::vector<twin_row> make_rows(const side_counters& real, const side_counters& model,
                                 const side_counters* dilated);
+
+// A native twin's rows: one comparison per real repeat, each row's real value the median over the repeats,
+// with their min and max. Rows that only some repeats have (a per-task row when the task count differs)
+// take the repeats that have them.
+std::vector<twin_row> make_repeat_rows(const std::vector<side_counters>& real_runs, const side_counters& model);
 
 // The workload's headline figure from its output: hackbench/perf bench messaging "Time", perf bench
 // sched pipe "usecs/op", cyclictest's largest "Max", fio's read/write bandwidth, tbench "Throughput".

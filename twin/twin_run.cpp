@@ -11,9 +11,9 @@
 #include "twin/guest_machine.h"
 #include "twin/guest_settings.h"
 #include "twin/kernel_counters.h"
+#include "twin/model_side.h"
 #include "twin/qemu_guest.h"
 #include "twin/twin_report.h"
-#include "workloads/kernel/sim_kernel.h"
 
 #include <cmath>
 #include <cstring>
@@ -95,12 +95,6 @@ schedstat_counters guest_schedstat(const fs::path& dir) {
     } catch (const std::runtime_error& e) {
         throw twin_failure("the guest's /proc/schedstat: " + std::string(e.what()));
     }
-}
-
-// The model's output up to its run summary: what the tools printed.
-std::string tool_part(const std::string& model_output) {
-    const auto p = model_output.find("\n--- warmsched:");
-    return p == std::string::npos ? model_output : model_output.substr(0, p + 1);
 }
 
 // setup.log lines "feature NAME absent" / "sysctl NAME absent", and features the run changed.
@@ -247,14 +241,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         const fs::path run_dir = into_dir ? mdir / ".model" : mdir;
         std::error_code gone;
         if (into_dir) fs::remove_all(run_dir, gone);
-        std::vector<std::string> argv = {self_exe(), "run", s.experiment_file, "--out", run_dir.string()};
-        for (const auto& ov : overrides) argv.insert(argv.end(), {"-p", ov});
-        if (k != 1.0) argv.insert(argv.end(), {"-p", "platform.time_dilation=" + std::to_string(k)});
-        if (!s.command.cgroup.empty()) argv.insert(argv.end(), {"--cgroup", s.command.cgroup});
-        if (!s.command.words.empty()) {
-            argv.push_back("--");
-            argv.insert(argv.end(), s.command.words.begin(), s.command.words.end());
-        }
+        const auto argv = model_run_argv(s.experiment_file, run_dir.string(), overrides, s.command, k);
         const fs::path log = twin_dir / (k == 1.0 ? "model.log" : "model-dilated.log");
         const int rc = run_to_end(argv, log.string());
         output = read_if(log);
@@ -271,24 +258,7 @@ int run_twin(const twin_settings& s, std::ostream& out) {
         }
     };
     auto model_side = [&](const fs::path& mdir, const std::string& output) {
-        side_counters m;
-        try {
-            // Every task is the workload's, but the launcher under LAUNCH_FORK_EXEC: as in the guest, the
-            // workload is then what it forked.
-            const bool launched = e.kernel.features[scheduler::feature::LAUNCH_FORK_EXEC];
-            m.trace = parse_trace((mdir / "trace.txt").string(),
-                                  launched ? workloads::sim_kernel::launcher_comm : "");
-            auto no_names = [](unsigned, unsigned index) { return "domain" + std::to_string(index); };
-            m.sched = schedstat_delta(parse_schedstat(read_file(mdir / "schedstat" / "v17-end.txt"), no_names),
-                                      parse_schedstat(read_file(mdir / "schedstat" / "v17-start.txt"), no_names));
-        } catch (const std::runtime_error& ex) {
-            throw twin_failure(ex.what());
-        }
-        m.tool_output = tool_part(output);
-        // The model starts the workloads in order, each with a new task: the roots in pid order.
-        for (const auto& [pid, c] : m.trace.tasks)
-            if (c.root == pid && m.roots.size() < e.workloads.size()) m.roots.push_back(pid);
-        return m;
+        return read_model_side(e, mdir.string(), output);
     };
     run_model(dir, 1.0, model_output);
     out << "\n--- the model\n" << model_output;

@@ -122,7 +122,8 @@ std::string import_platform_yaml(const import_request& r) {
     const unsigned nodes_per_socket =
         shape.node_per == "machine" ? 1 : std::max(1u, shape.num_nodes / shape.num_sockets());
     const family_values family = family_values_of(nearest_family(inv, shape.num_sockets(), nodes_per_socket));
-    const std::string yaml = write_platform_yaml(inv, shape, family, r.name.empty() ? name_from(in) : r.name);
+    const std::string yaml = write_platform_yaml(inv, shape, family, r.name.empty() ? name_from(in) : r.name,
+                                                r.measured, r.appendix);
 
     // The file must load as any platform file does; what the model cannot run is the input's problem.
     try {

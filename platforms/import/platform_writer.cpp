@@ -55,10 +55,19 @@ public:
         body_ << l << "\n";
     }
     // A value taken from the family (or otherwise not read): "# est: why", listed in estimated:.
+    // A key measured on the machine (calibrate) is written as measured instead.
     void estimate(int indent, const std::string& key_path, const std::string& text, const std::string& why) {
+        if (measured_) {
+            const auto m = measured_->find(key_path);
+            if (m != measured_->end()) {
+                line(indent, text.substr(0, text.find(':')) + ": " + m->second.text, m->second.comment);
+                return;
+            }
+        }
         line(indent, text, "est: " + why);
         estimated_.push_back(key_path);
     }
+    const std::map<std::string, measured_value>* measured_ = nullptr;
     std::string body() const { return body_.str(); }
     const std::vector<std::string>& estimated() const { return estimated_; }
 
@@ -105,10 +114,12 @@ std::string yaml_quoted(const std::string& text) {
 } // namespace
 
 std::string write_platform_yaml(const machine_inventory& inv, const machine_shape& s, const family_values& f,
-                                const std::string& name) {
+                                const std::string& name, const std::map<std::string, measured_value>& measured,
+                                const std::string& appendix) {
     const std::string fam = f.choice.platform;
     const std::string from = "from " + fam;
     yaml_out y;
+    y.measured_ = &measured;
     const unsigned cpus = s.num_cores() * s.threads_per_core;
     const std::string reader = inv.reader == "hwloc"   ? "hwloc"
                                : inv.reader == "sysfs" ? "sysfs"
@@ -297,7 +308,7 @@ std::string write_platform_yaml(const machine_inventory& inv, const machine_shap
     std::string id = inv.family >= 0 ? " (" + (inv.vendor.empty() ? std::string("?") : inv.vendor) + " family " +
                                            std::to_string(inv.family) + " model " + std::to_string(inv.model) + ")"
                                      : "";
-    const std::vector<std::string> header = {
+    std::vector<std::string> header = {
         "Imported by `warmsched import` from " + inv.source + ", read by " + reader + ".",
         "CPU: " + cpu + id + ".",
         std::string("Read from the input: the grouping levels, SMT, the CPU numbering, every cache's size and sharing") +
@@ -308,6 +319,10 @@ std::string write_platform_yaml(const machine_inventory& inv, const machine_shap
             f.choice.reason + "), each marked `# est:` and listed in estimated:. The interconnect is a generic hub per " +
             hub_per + ", fitted to " + fam + "'s paths (docs/platforms.md, \"Import your own machine\").",
     };
+    if (!measured.empty())
+        header.push_back("Measured on this machine by `warmsched calibrate`: every value commented `# measured:` "
+                         "(the others stay estimates). The calibration: section at the end gives each figure's "
+                         "median, min and max over the repeats, how it was measured, the kernel and the date.");
     auto comment = [&](const std::string& paragraph) { // wrapped at 110 columns
         std::istringstream words(paragraph);
         std::string line = "#";
@@ -334,7 +349,7 @@ std::string write_platform_yaml(const machine_inventory& inv, const machine_shap
     out << "description: " << yaml_quoted(desc) << "\n";
     out << "estimated:\n";
     for (const auto& k : y.estimated()) out << "  - " << k << "\n";
-    out << y.body();
+    out << y.body() << appendix;
     return out.str();
 }
 

@@ -10,12 +10,17 @@
 #include "platforms/import/machine_inventory.h"
 #include "platforms/import/machine_shape.h"
 #include "platforms/import/nearest_family.h"
+#include "platforms/import/platform_import.h"
 
 #include <string>
 
 namespace warmsched::platform::import {
 
+// `measured`: keys whose values were measured on the machine (calibrate): written with their comment and
+// left out of estimated:. `appendix`: top-level sections written after the body.
 std::string write_platform_yaml(const machine_inventory& inv, const machine_shape& shape,
-                                const family_values& family, const std::string& name);
+                                const family_values& family, const std::string& name,
+                                const std::map<std::string, measured_value>& measured = {},
+                                const std::string& appendix = "");
 
 } // namespace warmsched::platform::import

@@ -1,0 +1,273 @@
+// `warmsched twin --native`; see native_twin.h.
+#include "twin/native_twin.h"
+
+#include "base/files/output_file.h"
+#include "platforms/config/config_error.h"
+#include "platforms/platform_catalog.h"
+#include "sim/file_text.h"
+#include "sim/results_dir.h"
+#include "twin/child_process.h"
+#include "twin/kernel_counters.h"
+#include "twin/model_side.h"
+#include "twin/qemu_guest.h"
+#include "twin/tracefs_session.h"
+#include "twin/twin_report.h"
+
+#include <signal.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace warmsched::twin {
+namespace {
+
+[[noreturn]] void refuse(const std::string& key, const std::string& what) {
+    throw config::config_error(config::origin{"<command line>", 0, 0}, key, what);
+}
+
+bool on_path(const std::string& program) {
+    if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+    std::string d;
+    while (std::getline(dirs, d, ':'))
+        if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return true;
+    return false;
+}
+
+// The Debian package of each tool the model knows (what `make deps` installs).
+std::string package_of(const std::string& tool) {
+    if (tool == "hackbench" || tool == "cyclictest") return "rt-tests";
+    if (tool == "perf") return "linux-perf";
+    if (tool == "tbench" || tool == "tbench_srv") return "dbench";
+    if (tool == "schbench") return "none: Debian has no schbench package; build it from its git repository";
+    return tool;
+}
+
+void alarm_handler(int) {}
+
+// Runs argv (twin_runner ... -- COMMAND) with stdout and stderr into `log`; kills its process group after
+// `timeout_s`. The wait blocks in waitpid (a polling parent would wake a CPU the measurement uses).
+int run_with_timeout(const std::vector<std::string>& argv, const std::string& log, unsigned timeout_s,
+                     bool& timed_out) {
+    struct sigaction sa {}, old {};
+    sa.sa_handler = alarm_handler; // no SA_RESTART: waitpid returns EINTR
+    sigaction(SIGALRM, &sa, &old);
+    const pid_t pid = spawn(argv, log);
+    ::alarm(timeout_s);
+    int st = 0;
+    timed_out = false;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) break;
+        timed_out = true;
+        ::kill(pid, SIGTERM); // twin_runner; its command's group next
+        std::ifstream pf(fs::path(argv[1]) / "pid");
+        long group = 0;
+        if (pf >> group && group > 0) ::kill(static_cast<pid_t>(-group), SIGKILL);
+        ::kill(pid, SIGKILL);
+    }
+    ::alarm(0);
+    sigaction(SIGALRM, &old, nullptr);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+// utime_us / stime_us / nvcsw / nivcsw of twin_runner's rusage file.
+std::map<std::string, double> read_rusage(const fs::path& p) {
+    std::map<std::string, double> m;
+    std::istringstream in(sim::file_text(p));
+    std::string k;
+    double v = 0;
+    while (in >> k >> v) m[k] = v;
+    return m;
+}
+
+std::string kernel_release() {
+    utsname u{};
+    if (::uname(&u) != 0) return "unknown";
+    return std::string(u.release) + " " + u.version;
+}
+
+double load_average() {
+    std::istringstream in(sim::file_text("/proc/loadavg"));
+    double l = 0;
+    in >> l;
+    return l;
+}
+
+} // namespace
+
+std::vector<std::string> command_programs(const std::vector<std::string>& words) {
+    std::vector<std::string> progs;
+    std::size_t i = 0;
+    while (i < words.size()) {
+        const std::string& w = words[i];
+        progs.push_back(w);
+        if (w != "taskset" && w != "chrt" && w != "nice" && w != "time") break;
+        ++i;
+        // Skip the wrapper's options and their values: taskset [-c] LIST, chrt [-f|-r|-o] PRIO, nice [-n N].
+        const bool takes_value = w == "taskset" || w == "chrt";
+        bool value_taken = !takes_value;
+        while (i < words.size()) {
+            const std::string& x = words[i];
+            if (x.size() > 1 && x[0] == '-') {
+                if (x == "-n" && w == "nice") ++i; // its value
+                ++i;
+                continue;
+            }
+            if (!value_taken) {
+                value_taken = true;
+                ++i;
+                continue;
+            }
+            break;
+        }
+    }
+    return progs;
+}
+
+int run_native_twin(const native_settings& s, std::ostream& out) {
+    if (s.command.words.empty())
+        refuse("--native", "give the command to run after -- (a native twin runs one command, as the host runs it)");
+    // The model must know the command: read it as `run` would, before anything runs natively.
+    std::vector<std::string> overrides = s.overrides;
+    if (!s.platform_file.empty()) overrides.insert(overrides.begin(), "platform=" + s.platform_file);
+    overrides.push_back("trace.enabled=true");
+    overrides.push_back("trace.formats=ftrace");
+    const std::string experiment_file = platform::configs_dir() + "/experiments/default.yaml";
+    // With no platform yet (calibrate comes first), the command is checked against the default platform.
+    const sim::experiment checked = sim::read_experiment(experiment_file, overrides, s.command);
+    for (const auto& p : command_programs(s.command.words))
+        if (!on_path(p))
+            refuse("--native", p + " is not installed on this machine (Debian package: " + package_of(p) +
+                                   "; `make deps` installs the tools the twin runs)");
+    const std::string runner = (fs::path(self_exe()).parent_path() / "twin" / "twin_runner").string();
+    if (!fs::is_regular_file(runner)) throw twin_failure(runner + " is missing: build the project (make build)");
+
+    const std::string dir = s.out_dir.empty() ? sim::default_results_dir("native-") : s.out_dir;
+    sim::results_dir::check_usable(dir, true, "--out");
+    base::make_directories(dir);
+    sim::write_results_manifest(dir);
+    std::vector<std::string> notes;
+
+    // The platform: the file given, or calibrate this machine now (in a child, as the model runs).
+    std::string platform_file = s.platform_file;
+    if (platform_file.empty()) {
+        platform_file = (fs::path(dir) / "platform.yaml").string();
+        out << "twin --native: calibrating this machine (warmsched calibrate --repeat " << s.calibrate_repeat
+            << ", log " << dir << "/calibrate.log)\n"
+            << std::flush;
+        const std::string log = (fs::path(dir) / "calibrate.log").string();
+        const int rc = run_to_end({self_exe(), "calibrate", "-o", platform_file, "--repeat",
+                                   std::to_string(s.calibrate_repeat)},
+                                  log);
+        if (rc == 2) refuse("--native", "calibrate refused: " + last_line_of(log));
+        if (rc != 0) throw twin_failure("calibrate failed (" + log + "): " + last_line_of(log));
+        overrides.insert(overrides.begin(), "platform=" + platform_file);
+        notes.push_back("the model's platform: this machine calibrated now (" + platform_file + ")");
+    } else {
+        notes.push_back("the model's platform: " + s.platform_file);
+    }
+    const sim::experiment e = sim::read_experiment(experiment_file, overrides, s.command);
+    (void)checked;
+
+    // The native runs, each traced.
+    const double load = load_average();
+    out << "twin --native: " << kernel_release() << ", load average " << load << "; " << s.repeat
+        << " native run" << (s.repeat > 1 ? "s" : "") << " of:";
+    for (const auto& w : s.command.words) out << " " << w;
+    out << "\n" << std::flush;
+    if (load > 0.5)
+        notes.push_back("the host's load average was " + std::to_string(load).substr(0, 4) +
+                        " when the native runs began: a neighbour distorts them");
+    std::vector<side_counters> real_runs;
+    std::string first_tool_output;
+    {
+        tracefs_session trace(s.trace_buffer_kb);
+        for (unsigned k = 1; k <= s.repeat; ++k) {
+            const fs::path rdir = fs::path(dir) / "native" / ("r" + std::to_string(k));
+            base::make_directories(rdir.string());
+            std::vector<std::string> argv = {runner, rdir.string(), "--"};
+            argv.insert(argv.end(), s.command.words.begin(), s.command.words.end());
+            int rc = 0;
+            bool timed_out = false;
+            const std::uint64_t lost = trace.record(
+                [&] { rc = run_with_timeout(argv, (rdir / "stdout").string(), s.run_timeout_s, timed_out); },
+                (rdir / "trace.txt").string());
+            const std::string output = sim::file_text(rdir / "stdout");
+            if (timed_out)
+                throw twin_failure("native run " + std::to_string(k) + " took more than " +
+                                   std::to_string(s.run_timeout_s) + " s and was killed (" + rdir.string() + ")");
+            if (rc != 0)
+                throw twin_failure("native run " + std::to_string(k) + " exited with " + std::to_string(rc) + ": " +
+                                   last_line_of((rdir / "stdout").string()) + " (" + rdir.string() + "/stdout)");
+            if (lost)
+                notes.push_back("native run " + std::to_string(k) + ": tracefs lost " + std::to_string(lost) +
+                                " events (raise --trace-buffer-kb)");
+            side_counters r;
+            r.has_schedstat = false; // read below when the kernel has it
+            try {
+                r.trace = parse_trace((rdir / "trace.txt").string(), "twin_runner");
+            } catch (const std::runtime_error& ex) {
+                throw twin_failure(ex.what());
+            }
+            r.tool_output = output;
+            const auto ru = read_rusage(rdir / "rusage");
+            r.user_s = ru.count("utime_us") ? ru.at("utime_us") / 1e6 : -1;
+            r.system_s = ru.count("stime_us") ? ru.at("stime_us") / 1e6 : -1;
+            const task_counters t = r.trace.total();
+            const double rusage_switches = (ru.count("nvcsw") ? ru.at("nvcsw") : 0) + (ru.count("nivcsw") ? ru.at("nivcsw") : 0);
+            char b[300];
+            std::snprintf(b, sizeof b,
+                          "native run %u: %zu tasks, %llu switches in the trace, getrusage of the command %.0f; "
+                          "user %.3f s, system %.3f s",
+                          k, r.trace.tasks.size(), static_cast<unsigned long long>(t.nvcsw + t.nivcsw), rusage_switches,
+                          r.user_s, r.system_s);
+            notes.push_back(b);
+            if (k == 1) first_tool_output = output;
+            real_runs.push_back(std::move(r));
+            out << "twin --native: run " << k << " done\n" << std::flush;
+        }
+    }
+    if (!fs::exists("/proc/schedstat"))
+        notes.push_back("this kernel has no /proc/schedstat (CONFIG_SCHEDSTATS off): the schedstat rows are left out");
+
+    // The model, once: it is deterministic for a seed.
+    const fs::path mdir = fs::path(dir) / "model";
+    const std::string log = (fs::path(dir) / "model.log").string();
+    const int rc = run_to_end(model_run_argv(experiment_file, mdir.string(), overrides, s.command), log);
+    const std::string model_output = sim::file_text(log);
+    if (rc == 2) refuse("--native", "the model refused the command: " + last_line_of(log));
+    if (rc != 0) throw twin_failure("the model's run failed (" + log + "): " + last_line_of(log));
+    side_counters model = read_model_side(e, mdir.string(), model_output);
+    std::smatch m;
+    if (std::regex_search(model_output, m, std::regex(R"(CPU time\s+user ([0-9.]+) s, system ([0-9.]+) s)"))) {
+        model.user_s = std::stod(m[1]);
+        model.system_s = std::stod(m[2]);
+    }
+    out << "\n--- the model\n" << model_output;
+
+    const auto rows = make_repeat_rows(real_runs, model);
+    std::ostringstream table;
+    table << "\n--- twin --native: this machine's kernel (" << kernel_release() << ") beside the model, " << s.repeat
+          << " native run" << (s.repeat > 1 ? "s" : "") << "\n";
+    table << "the real tool printed (run 1):\n" << first_tool_output;
+    print_rows(table, rows, 0);
+    for (const auto& n : notes) table << "note: " << n << "\n";
+    out << table.str();
+    base::write_file((fs::path(dir) / "comparison.txt").string(), table.str());
+    write_rows_json((fs::path(dir) / "comparison.json").string(), rows, 0, notes);
+    sim::write_results_manifest(dir);
+    out << "results: " << dir << " (native/rK: each native run's output, rusage and trace; model/: the model's run)\n";
+    return 0;
+}
+
+} // namespace warmsched::twin
