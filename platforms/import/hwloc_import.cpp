@@ -201,6 +201,10 @@ machine_inventory inventory_of(hwloc_topology_t topo, const std::string& source)
     for (int i = 0; i < nodes; ++i) {
         hwloc_obj_t o = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
         if (!o->cpuset || hwloc_bitmap_iszero(o->cpuset)) continue; // memory-only node (CXL, HBM)
+        // libhwloc gives a NUMANode without os_index the unknown index 2^32-1 (on a slow host its trial
+        // load runs out of CPU time first, below): not a node the kernel numbers.
+        if (o->os_index >= 1u << 20)
+            fail(source, "a NUMANode without os_index (L#" + std::to_string(i) + "): not a consistent topology");
         inv.nodes.push_back({o->os_index, cpus_of(o->cpuset)});
     }
 
