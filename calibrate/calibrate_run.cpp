@@ -191,8 +191,16 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     std::vector<double> ghz, c2c, bw1, bw2, pipe_rt_procs, futex1, futex2;
     std::vector<std::vector<double>> chase(levels + 1);
     std::vector<std::uint64_t> chase_bytes;
-    for (std::size_t i = 0; i < levels; ++i) chase_bytes.push_back(std::max<std::uint64_t>(p0.caches[i].size / 2, 4096));
+    // Private levels at half their size; the LLC just past the level before it (twice its size), since the
+    // LLC a virtual machine can use may be much smaller than the one sysfs names; then DRAM.
+    for (std::size_t i = 0; i + 1 < levels; ++i)
+        chase_bytes.push_back(std::max<std::uint64_t>(p0.caches[i].size / 2, 4096));
+    chase_bytes.push_back(2 * p0.caches[levels - 2].size);
     chase_bytes.push_back(dram_bytes);
+    // The LLC's effective capacity: a sweep from 4x the level before it to 2x the LLC's size.
+    std::vector<std::uint64_t> sweep_bytes;
+    for (std::uint64_t f = 4 * p0.caches[levels - 2].size; f <= 2 * llc_size; f *= 2) sweep_bytes.push_back(f);
+    std::vector<std::vector<double>> sweep(sweep_bytes.size());
     auto n = [&](long v) { return std::to_string(std::max(1L, v / q)); };
     out << "calibrate: " << s.repeat << " repeats of the microbenchmarks on CPU " << A << (two ? " and " + std::to_string(cpus[1]) : "")
         << " (host busy " << fmt("%.1f", busy) << "% before)\n"
@@ -221,6 +229,8 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
         for (std::size_t i = 0; i < chase_bytes.size(); ++i)
             chase[i].push_back(
                 mb.run({"chase", A, n(i < levels ? 20000000 : 3000000), std::to_string(chase_bytes[i])})["ns"]);
+        for (std::size_t i = 0; i < sweep_bytes.size(); ++i)
+            sweep[i].push_back(mb.run({"chase", A, n(3000000), std::to_string(sweep_bytes[i])})["ns"]);
         if (two) c2c.push_back(mb.run({"c2c", AB, n(2000000)})["ns"]);
         bw1.push_back(mb.run({"bandwidth", A, std::to_string(s.quick ? 1 : 4), std::to_string(dram_bytes)})["bytes_per_s"]);
         if (two)
@@ -240,19 +250,68 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     const spread clock = spread_of(ghz);
     put("core.frequency", "measured", ghz_text(clock.median), clock, ghz_text,
         "a chain of dependent imul (3 cycles each) on a busy core");
+    // Cache latencies: a random chase through footprint f over a level of size s below a level of size
+    // s_prev hits the level above with probability h = s_prev / f, so the level's own latency is
+    // (c(f) - h x latency above) / (1 - h), solved repeat by repeat.
     std::vector<double> cache_ns;
+    std::vector<std::vector<double>> level_ns(levels);
+    for (std::size_t i = 0; i < levels; ++i)
+        for (std::size_t r = 0; r < chase[i].size(); ++r) {
+            if (i == 0) {
+                level_ns[i].push_back(chase[i][r]);
+                continue;
+            }
+            const double h = std::min(0.9, double(p0.caches[i - 1].size) / double(chase_bytes[i]));
+            level_ns[i].push_back((chase[i][r] - h * level_ns[i - 1][r]) / (1 - h));
+        }
     for (std::size_t i = 0; i < levels; ++i) {
-        spread sp = spread_of(chase[i]);
-        // Latencies must grow from level to level (the loader's rule); a level measured no slower than the
-        // one above it is kept just above it and flagged.
-        std::string from = "pointer chase through " + std::to_string(chase_bytes[i] >> 10) + " KiB (half of " +
-                           p0.caches[i].name + "), random line order";
+        spread sp = spread_of(level_ns[i]);
+        std::string from = "pointer chase through " + std::to_string(chase_bytes[i] >> 10) + " KiB, random line order";
+        if (i > 0)
+            from += ", less the share that hits " + p0.caches[i - 1].name + " (" +
+                    fmt("%.0f", 100 * std::min(0.9, double(p0.caches[i - 1].size) / double(chase_bytes[i]))) + "%)";
+        // Latencies must grow from level to level (the loader's rule).
         if (i > 0 && sp.median <= cache_ns.back()) {
             from += "; measured no slower than the level above, kept 0.01ns above it";
             sp.median = cache_ns.back() + 0.01;
         }
         cache_ns.push_back(sp.median);
         put("caches[" + std::to_string(i) + "].latency", "measured", time_text(sp.median), sp, time_text, from);
+    }
+    // The LLC's effective capacity C: past it, a chase through f hits the LLC with probability C / f, so
+    // c(f) = D - (D - L) C / f, and each footprint on the slope (between 10% and 95% of the way from L to D)
+    // gives C = f (D - c(f)) / (D - L). A VM's vCPUs may hold much less of the LLC than sysfs names (the
+    // physical LLC is shared with other guests, or the vCPUs sit on several). Written as the LLC's size
+    // (the nearest power of two) when it is under two thirds of sysfs's.
+    {
+        std::vector<double> per_repeat;
+        for (std::size_t r = 0; r < chase[levels].size(); ++r) {
+            const double L = chase[levels - 1][r], D = chase[levels][r];
+            std::vector<double> c;
+            for (std::size_t i = 0; i < sweep_bytes.size(); ++i) {
+                const double x = sweep[i][r];
+                if (D - L > 1 && x > L + 0.1 * (D - L) && x < D - 0.05 * (D - L))
+                    c.push_back(double(sweep_bytes[i]) * (D - x) / (D - L));
+            }
+            if (!c.empty()) per_repeat.push_back(spread_of(c).median);
+        }
+        const spread cap = spread_of(per_repeat);
+        if (cap.n && cap.median < double(llc_size) * 2 / 3) {
+            std::uint64_t pow2 = 2 * p0.caches[levels - 2].size;
+            while (double(pow2) * std::sqrt(2.0) < cap.median) pow2 *= 2;
+            auto mib = [](double b) { return fmt("%.2fMiB", b / double(1 << 20)); };
+            std::string sweep_text;
+            for (std::size_t i = 0; i < sweep_bytes.size(); ++i)
+                sweep_text += (i ? ", " : "") + std::to_string(sweep_bytes[i] >> 20) + " MiB " +
+                              time_text(spread_of(sweep[i]).median);
+            measured["caches[" + std::to_string(levels - 1) + "].size"] = {
+                std::to_string(pow2 >> 20) + "MiB",
+                "measured: effective capacity " + mib(cap.median) + " (" + mib(cap.min) + " - " + mib(cap.max) +
+                    ") of the " + std::to_string(llc_size >> 20) + "MiB sysfs names; chases " + sweep_text};
+            figures.push_back({"caches[" + std::to_string(levels - 1) + "].size", "solved", mib(cap.median),
+                               mib(cap.min), mib(cap.max),
+                               "effective capacity from a chase sweep (" + sweep_text + "): C = f (D - c(f)) / (D - L)"});
+        }
     }
     // memory.latency: the host's DRAM chase less the path the model adds (its own probe at the footprint,
     // with memory.latency at the loader's minimum of 10 ns).
@@ -265,6 +324,8 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
                                          "core.frequency=" + ghz_text(clock.median)};
         for (std::size_t i = 0; i < levels; ++i)
             argv.insert(argv.end(), {"-p", "caches." + std::to_string(i) + ".latency=" + time_text(cache_ns[i])});
+        if (const auto m = measured.find("caches[" + std::to_string(levels - 1) + "].size"); m != measured.end())
+            argv.insert(argv.end(), {"-p", "caches." + std::to_string(levels - 1) + ".size=" + m->second.text});
         const std::string log = (tmp.path / "probe.log").string();
         if (twin::run_to_end(argv, log) != 0)
             throw twin::twin_failure("the model's latency probe failed: " + twin::last_line_of(log));

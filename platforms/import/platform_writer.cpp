@@ -67,6 +67,18 @@ public:
         line(indent, text, "est: " + why);
         estimated_.push_back(key_path);
     }
+    // A value read from the input, unless the machine measured it otherwise (calibrate: an LLC whose
+    // effective capacity is smaller than sysfs says).
+    void read_value(int indent, const std::string& key_path, const std::string& text, const std::string& why) {
+        if (measured_) {
+            const auto m = measured_->find(key_path);
+            if (m != measured_->end()) {
+                line(indent, text.substr(0, text.find(':')) + ": " + m->second.text, m->second.comment);
+                return;
+            }
+        }
+        line(indent, text, why);
+    }
     const std::map<std::string, measured_value>* measured_ = nullptr;
     std::string body() const { return body_.str(); }
     const std::vector<std::string>& estimated() const { return estimated_; }
@@ -180,7 +192,7 @@ std::string write_platform_yaml(const machine_inventory& inv, const machine_shap
                c.shared_by == "core" ? "read (" + reader + "): private to a core"
                                      : "read (" + reader + "): shared by " + std::to_string(c.cores_sharing) +
                                            " core" + (c.cores_sharing > 1 ? "s" : ""));
-        y.line(4, "size: " + size_text(c.size), "read (" + reader + ")");
+        y.read_value(4, key + "size", "size: " + size_text(c.size), "read (" + reader + ")");
         const unsigned line = c.line_size ? c.line_size : 64;
         if (c.associativity)
             y.line(4, "associativity: " + std::to_string(c.associativity), "read (" + reader + ")");
