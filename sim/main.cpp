@@ -560,9 +560,6 @@ int sc_main(int argc_all, char* argv_all[]) {
         }
         if (*calibrate_cmd) return calibrate::run_calibrate(cs, std::cout);
         if (*twin_cmd && twin_native) {
-            if (!ts.experiment_file.empty())
-                throw config::config_error(config::origin{"<command line>", 0, 0}, "--native",
-                                           "a native twin runs the command given after --, not an experiment file");
             for (const auto* o : {"--kernel", "--feature", "--sysctl", "--cgroup", "--guest-kernel", "--max-vcpus",
                                   "--guest-memory", "--boot-timeout", "--append", "--guest-kprobes", "--dilate",
                                   "--topology", "--guest-retries"})
@@ -570,6 +567,7 @@ int sc_main(int argc_all, char* argv_all[]) {
                     throw config::config_error(config::origin{"<command line>", 0, 0}, o,
                                                "is the QEMU twin's; --native runs this machine's own kernel as it is");
             twin::native_settings ns;
+            ns.experiment_file = ts.experiment_file;
             ns.command.words = command.words;
             ns.platform_file = twin_platform;
             if (twin_repeat) ns.repeat = *twin_repeat;

@@ -12,13 +12,17 @@
 #include "twin/qemu_guest.h"
 #include "twin/tracefs_session.h"
 #include "twin/twin_report.h"
+#include "workloads/cli/command_line.h"
 
 #include <signal.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <map>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -55,29 +59,40 @@ std::string package_of(const std::string& tool) {
 
 void alarm_handler(int) {}
 
-// Runs argv (twin_runner ... -- COMMAND) with stdout and stderr into `log`; kills its process group after
-// `timeout_s`. The wait blocks in waitpid (a polling parent would wake a CPU the measurement uses).
-int run_with_timeout(const std::vector<std::string>& argv, const std::string& log, unsigned timeout_s,
-                     bool& timed_out) {
+// Runs every argv (twin_runner DIR ... -- COMMAND) at once, stdout and stderr into DIR/stdout, and waits
+// for all; after `timeout_s` kills them and their commands' process groups. The wait blocks in waitpid
+// (a polling parent would wake a CPU the measurement uses). Returns the exit statuses in argv order.
+std::vector<int> run_all(const std::vector<std::vector<std::string>>& argvs, unsigned timeout_s, bool& timed_out) {
     struct sigaction sa {}, old {};
     sa.sa_handler = alarm_handler; // no SA_RESTART: waitpid returns EINTR
     sigaction(SIGALRM, &sa, &old);
-    const pid_t pid = spawn(argv, log);
+    std::vector<pid_t> pids;
+    for (const auto& argv : argvs) pids.push_back(spawn(argv, (fs::path(argv[1]) / "stdout").string()));
     ::alarm(timeout_s);
-    int st = 0;
+    std::vector<int> rcs(argvs.size(), 0);
     timed_out = false;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) break;
-        timed_out = true;
-        ::kill(pid, SIGTERM); // twin_runner; its command's group next
-        std::ifstream pf(fs::path(argv[1]) / "pid");
-        long group = 0;
-        if (pf >> group && group > 0) ::kill(static_cast<pid_t>(-group), SIGKILL);
-        ::kill(pid, SIGKILL);
+    for (std::size_t left = pids.size(); left > 0;) {
+        int st = 0;
+        const pid_t p = waitpid(-1, &st, 0);
+        if (p < 0 && errno == EINTR) {
+            timed_out = true;
+            for (std::size_t i = 0; i < pids.size(); ++i) {
+                std::ifstream pf(fs::path(argvs[i][1]) / "pid");
+                long group = 0;
+                if (pf >> group && group > 0) ::kill(static_cast<pid_t>(-group), SIGKILL);
+                ::kill(pids[i], SIGKILL);
+            }
+            continue;
+        }
+        if (p < 0) break;
+        const auto it = std::find(pids.begin(), pids.end(), p);
+        if (it == pids.end()) continue; // not one of the runners
+        rcs[static_cast<std::size_t>(it - pids.begin())] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        --left;
     }
     ::alarm(0);
     sigaction(SIGALRM, &old, nullptr);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return rcs;
 }
 
 // utime_us / stime_us / nvcsw / nivcsw of twin_runner's rusage file.
@@ -135,20 +150,38 @@ std::vector<std::string> command_programs(const std::vector<std::string>& words)
 }
 
 int run_native_twin(const native_settings& s, std::ostream& out) {
-    if (s.command.words.empty())
-        refuse("--native", "give the command to run after -- (a native twin runs one command, as the host runs it)");
+    if (s.command.words.empty() && s.experiment_file.empty())
+        refuse("--native", "give the command to run after --, or an experiment file whose workloads are commands");
     // The model must know the command: read it as `run` would, before anything runs natively.
     std::vector<std::string> overrides = s.overrides;
     if (!s.platform_file.empty()) overrides.insert(overrides.begin(), "platform=" + s.platform_file);
     overrides.push_back("trace.enabled=true");
     overrides.push_back("trace.formats=ftrace");
-    const std::string experiment_file = platform::configs_dir() + "/experiments/default.yaml";
-    // With no platform yet (calibrate comes first), the command is checked against the default platform.
+    const std::string experiment_file =
+        s.experiment_file.empty() ? platform::configs_dir() + "/experiments/default.yaml" : s.experiment_file;
+    // With no platform yet (calibrate comes first), the workloads are checked against the file's platform.
     const sim::experiment checked = sim::read_experiment(experiment_file, overrides, s.command);
-    for (const auto& p : command_programs(s.command.words))
-        if (!on_path(p))
-            refuse("--native", p + " is not installed on this machine (Debian package: " + package_of(p) +
-                                   "; `make deps` installs the tools the twin runs)");
+    if (checked.workloads.empty())
+        refuse("--native", "the experiment has no workloads: a native twin runs commands, not the probes");
+    bool tbench = false;
+    std::vector<std::vector<std::string>> commands;
+    for (std::size_t i = 0; i < checked.workloads.size(); ++i) {
+        const std::string key = checked.workloads_from_command_line ? "--" : "workloads." + std::to_string(i);
+        if (i < checked.workload_groups.size() && checked.workload_groups[i] != 0)
+            refuse(key, "a native twin runs in the host's own cgroups: give the workload no cgroup");
+        commands.push_back(workloads::split_command_line(checked.workloads[i]));
+        for (const auto& p : command_programs(commands.back())) {
+            if (p == "make")
+                refuse(key, "make builds a generated tree in the model and the QEMU twin; a native twin does not "
+                            "build on the host");
+            if (!on_path(p))
+                refuse(key, p + " is not installed on this machine (Debian package: " + package_of(p) +
+                                "; `make deps` installs the tools the twin runs)");
+            if (p == "tbench") tbench = true;
+        }
+    }
+    if (tbench && !on_path("tbench_srv"))
+        refuse("--native", "tbench_srv is not installed on this machine (Debian package: dbench)");
     const std::string runner = (fs::path(self_exe()).parent_path() / "twin" / "twin_runner").string();
     if (!fs::is_regular_file(runner)) throw twin_failure(runner + " is missing: build the project (make build)");
 
@@ -183,48 +216,81 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
     const double load = load_average();
     out << "twin --native: " << kernel_release() << ", load average " << load << "; " << s.repeat
         << " native run" << (s.repeat > 1 ? "s" : "") << " of:";
-    for (const auto& w : s.command.words) out << " " << w;
+    for (const auto& c : commands) {
+        out << (&c == &commands.front() ? "" : " |");
+        for (const auto& w : c) out << " " << w;
+    }
     out << "\n" << std::flush;
     if (load > 0.5)
         notes.push_back("the host's load average was " + std::to_string(load).substr(0, 4) +
                         " when the native runs began: a neighbour distorts them");
     std::vector<side_counters> real_runs;
     std::string first_tool_output;
+    // tbench's server, as the QEMU twin's guest starts it: outside the workload (not traced as its task).
+    pid_t tbench_srv = -1;
+    if (tbench) {
+        tbench_srv = spawn({"tbench_srv"}, (fs::path(dir) / "tbench_srv.log").string());
+        ::sleep(1);
+    }
+    struct stop_server {
+        pid_t pid;
+        ~stop_server() {
+            if (pid > 0) {
+                ::kill(pid, SIGTERM);
+                ::waitpid(pid, nullptr, 0);
+            }
+        }
+    } server{tbench_srv};
     {
         tracefs_session trace(s.trace_buffer_kb);
         for (unsigned k = 1; k <= s.repeat; ++k) {
             const fs::path rdir = fs::path(dir) / "native" / ("r" + std::to_string(k));
-            base::make_directories(rdir.string());
-            std::vector<std::string> argv = {runner, rdir.string(), "--"};
-            argv.insert(argv.end(), s.command.words.begin(), s.command.words.end());
-            int rc = 0;
+            std::vector<std::vector<std::string>> argvs;
+            for (std::size_t i = 0; i < commands.size(); ++i) {
+                const fs::path wdir = commands.size() == 1 ? rdir : rdir / ("w" + std::to_string(i));
+                base::make_directories(wdir.string());
+                std::vector<std::string> argv = {runner, wdir.string()};
+                if (e.duration_ns) argv.insert(argv.end(), {"--duration-ns", std::to_string(e.duration_ns)});
+                argv.push_back("--");
+                argv.insert(argv.end(), commands[i].begin(), commands[i].end());
+                argvs.push_back(argv);
+            }
+            std::vector<int> rcs;
             bool timed_out = false;
-            const std::uint64_t lost = trace.record(
-                [&] { rc = run_with_timeout(argv, (rdir / "stdout").string(), s.run_timeout_s, timed_out); },
-                (rdir / "trace.txt").string());
-            const std::string output = sim::file_text(rdir / "stdout");
+            const std::uint64_t lost = trace.record([&] { rcs = run_all(argvs, s.run_timeout_s, timed_out); },
+                                                    (rdir / "trace.txt").string());
             if (timed_out)
                 throw twin_failure("native run " + std::to_string(k) + " took more than " +
                                    std::to_string(s.run_timeout_s) + " s and was killed (" + rdir.string() + ")");
-            if (rc != 0)
-                throw twin_failure("native run " + std::to_string(k) + " exited with " + std::to_string(rc) + ": " +
-                                   last_line_of((rdir / "stdout").string()) + " (" + rdir.string() + "/stdout)");
+            side_counters r;
+            r.has_schedstat = false; // this host's kernel: see the note below
+            r.user_s = r.system_s = 0;
+            double rusage_switches = 0;
+            for (std::size_t i = 0; i < commands.size(); ++i) {
+                const fs::path wdir = commands.size() == 1 ? rdir : rdir / ("w" + std::to_string(i));
+                const std::string output = sim::file_text(wdir / "stdout");
+                if (rcs[i] != 0 && !(e.duration_ns && rcs[i] == 128 + SIGKILL))
+                    throw twin_failure("native run " + std::to_string(k) + ": " + commands[i][0] + " exited with " +
+                                       std::to_string(rcs[i]) + ": " + last_line_of((wdir / "stdout").string()) +
+                                       " (" + wdir.string() + "/stdout)");
+                r.tool_output += output;
+                const auto ru = read_rusage(wdir / "rusage");
+                auto get = [&](const char* key) { return ru.count(key) ? ru.at(key) : 0.0; };
+                r.user_s += get("utime_us") / 1e6;
+                r.system_s += get("stime_us") / 1e6;
+                rusage_switches += get("nvcsw") + get("nivcsw");
+                r.roots.push_back(std::strtol(sim::file_text(wdir / "pid").c_str(), nullptr, 10));
+                r.workload_names.push_back(std::to_string(i) + " " + commands[i][0]);
+            }
             if (lost)
                 notes.push_back("native run " + std::to_string(k) + ": tracefs lost " + std::to_string(lost) +
                                 " events (raise --trace-buffer-kb)");
-            side_counters r;
-            r.has_schedstat = false; // read below when the kernel has it
             try {
                 r.trace = parse_trace((rdir / "trace.txt").string(), "twin_runner");
             } catch (const std::runtime_error& ex) {
                 throw twin_failure(ex.what());
             }
-            r.tool_output = output;
-            const auto ru = read_rusage(rdir / "rusage");
-            r.user_s = ru.count("utime_us") ? ru.at("utime_us") / 1e6 : -1;
-            r.system_s = ru.count("stime_us") ? ru.at("stime_us") / 1e6 : -1;
             const task_counters t = r.trace.total();
-            const double rusage_switches = (ru.count("nvcsw") ? ru.at("nvcsw") : 0) + (ru.count("nivcsw") ? ru.at("nivcsw") : 0);
             char b[300];
             std::snprintf(b, sizeof b,
                           "native run %u: %zu tasks, %llu switches in the trace, getrusage of the command %.0f; "
@@ -232,7 +298,7 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
                           k, r.trace.tasks.size(), static_cast<unsigned long long>(t.nvcsw + t.nivcsw), rusage_switches,
                           r.user_s, r.system_s);
             notes.push_back(b);
-            if (k == 1) first_tool_output = output;
+            if (k == 1) first_tool_output = r.tool_output;
             real_runs.push_back(std::move(r));
             out << "twin --native: run " << k << " done\n" << std::flush;
         }

@@ -12,7 +12,9 @@
 //     |-- warmsched run        DIR/model/ (model_side.h)
 //     '-- twin_report          DIR/comparison.txt, comparison.json
 //
-// It runs only the command given (no cgroups, no settings written: the host kernel runs with its own
+// An experiment file's workloads (commands, as `run` reads them) run at once, each under its own
+// twin_runner (cyclictest beside a CPU hog). tbench's server is started first, outside the workload, as
+// the QEMU twin's guest starts it. It runs only what the commands name (no cgroups, no settings written: the host kernel runs with its own
 // tunables, and the model is told them where it has them -- none today, so the model runs its own
 // defaults; docs/twin.md says which differ). Refused with one line and exit 2: an experiment file
 // (only a command after --), a tool the model does not know, a tool not installed here, and a tracefs that
@@ -29,6 +31,7 @@
 namespace warmsched::twin {
 
 struct native_settings {
+    std::string experiment_file;        // "" = the default experiment with `command`
     sim::command_workload command;
     std::vector<std::string> overrides; // the model's: -p, --kernel, --seed as `run` builds them
     std::string platform_file;          // "" = calibrate this machine first

@@ -135,8 +135,10 @@ TEST_CASE("twin --native refusals: one line and exit 2, nothing run") {
         CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     };
     refused("--platform " + host_platform() + " -- schbench -m 1 -t 1 -r 1", "schbench is not installed on this machine");
-    refused(std::string(WARMSCHED_SOURCE_DIR) + "/configs/experiments/default.yaml",
-            "runs the command given after --, not an experiment file");
+    refused(std::string(WARMSCHED_SOURCE_DIR) + "/configs/experiments/twin-make.yaml",
+            "make builds a generated tree in the model and the QEMU twin; a native twin does not build on the host");
+    refused(std::string(WARMSCHED_SOURCE_DIR) + "/configs/experiments/probes.yaml",
+            "the experiment has no workloads: a native twin runs commands, not the probes");
     refused("--kernel cfs -- hackbench", "--kernel: is the QEMU twin's");
     refused("--platform " + host_platform() + " -- no-such-tool 1", "no-such-tool");
     CHECK(tracefs_state() == before);
@@ -154,5 +156,8 @@ TEST_CASE("twin --native refuses a tracefs another trace is using, and leaves th
     CHECK(r.err.find("tracefs is in use: events are enabled (sched:sched_process_exec") != std::string::npos);
     CHECK(test::file_text(enable) == "1\n"); // the other trace's setting stays
     test::run_command("echo " + was.substr(0, 1) + " > " + enable);
+    // The events this test's own trace recorded (tracing_on is 1 on a fresh mount): cleared, so the
+    // buffer is as the test found it.
+    test::run_command("echo > " + tracing + "/trace");
     if (!mounted) ::umount(tracing.c_str());
 }
