@@ -28,6 +28,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -120,9 +121,10 @@ std::string yaml_quote(const std::string& s) {
     return q + "\"";
 }
 
-// The first line of the model's `perf bench sched pipe` "usecs/op", in ns.
-double model_round_trip_ns(const std::string& platform_file, const std::vector<std::string>& words,
-                           const fs::path& dir, const std::string& tag) {
+// The model's `perf bench sched pipe`: its "usecs/op" and its CPU time (user + system, all tasks) per
+// operation, in ns.
+std::pair<double, double> model_round_trip_ns(const std::string& platform_file, const std::vector<std::string>& words,
+                                              const fs::path& dir, const std::string& tag, double loops) {
     std::vector<std::string> overrides = {"platform=" + platform_file};
     for (const auto& k : solved_cost_keys()) overrides.push_back("platform.kernel_costs." + k + "=0ns");
     sim::command_workload cmd;
@@ -133,10 +135,14 @@ double model_round_trip_ns(const std::string& platform_file, const std::vector<s
                                            overrides, cmd);
     const int rc = twin::run_to_end(argv, log);
     if (rc != 0) throw twin::twin_failure("the model's residual run failed (" + tag + "): " + twin::last_line_of(log));
-    const auto h = twin::find_headline(sim::file_text(log));
+    const std::string text = sim::file_text(log);
+    const auto h = twin::find_headline(text);
     if (!h || h->name != "perf bench sched pipe usecs/op")
         throw twin::twin_failure("the model's residual run printed no usecs/op (" + tag + ")");
-    return h->value * 1000;
+    std::smatch m;
+    if (!std::regex_search(text, m, std::regex(R"(CPU time\s+user ([0-9.]+) s, system ([0-9.]+) s)")))
+        throw twin::twin_failure("the model's residual run printed no CPU time (" + tag + ")");
+    return {h->value * 1000, (std::stod(m[1]) + std::stod(m[2])) * 1e9 / loops};
 }
 
 } // namespace
@@ -218,7 +224,9 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
         h.yield_procs.push_back(mb.run({"yield_procs", A, n(200000)})["ns"]);
         h.pipe_rt_threads.push_back(mb.run({"pipe_rt", A, n(100000), "threads"})["round_ns"]);
         pipe_rt_procs.push_back(mb.run({"pipe_rt", A, n(100000), "procs"})["round_ns"]);
-        h.pipe_rt_threads_2cpu.push_back(two ? mb.run({"pipe_rt", AB, n(50000), "threads"})["round_ns"] : 0);
+        auto rt2 = two ? mb.run({"pipe_rt", AB, n(50000), "threads"}) : std::map<std::string, double>{};
+        h.pipe_rt_threads_2cpu.push_back(rt2["round_ns"]);
+        h.pipe_rt_threads_2cpu_cpu.push_back(rt2["cpu_ns"]);
         futex1.push_back(mb.run({"futex_rt", A, n(100000)})["round_ns"]);
         if (two) futex2.push_back(mb.run({"futex_rt", AB, n(50000)})["round_ns"]);
         auto fork = mb.run({"fork", A, n(3000)});
@@ -401,11 +409,12 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     out << "calibrate: the model's residuals (perf bench sched pipe with every direct cost at 0)\n" << std::flush;
     res.pipe_rt_threads =
         model_round_trip_ns(second.string(), {"taskset", "-c", A, "perf", "bench", "sched", "pipe", "-T", "-l", "5000"},
-                            tmp.path, "pipe-1cpu");
+                            tmp.path, "pipe-1cpu", 5000)
+            .first;
     if (two)
-        res.pipe_rt_threads_2cpu = model_round_trip_ns(
+        std::tie(res.pipe_rt_threads_2cpu, res.pipe_rt_threads_2cpu_cpu) = model_round_trip_ns(
             second.string(), {"taskset", "-c", AB, "perf", "bench", "sched", "pipe", "-T", "-l", "5000"}, tmp.path,
-            "pipe-2cpu");
+            "pipe-2cpu", 5000);
     const auto costs = decompose_costs(h, res, p0.kernel_costs);
 
     // --- kernel_costs and the calibration section

@@ -29,7 +29,7 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
                                          const platform::kernel_cost_params& e) {
     const std::size_t n = h.syscall.size();
     for (const auto* v : {&h.pipe_write, &h.pipe_read, &h.unix_write, &h.unix_read, &h.yield_threads,
-                          &h.yield_procs, &h.pipe_rt_threads, &h.pipe_rt_threads_2cpu, &h.fork_call,
+                          &h.yield_procs, &h.pipe_rt_threads, &h.pipe_rt_threads_2cpu, &h.pipe_rt_threads_2cpu_cpu, &h.fork_call,
                           &h.exit_reap, &h.clone_call, &h.exec})
         if (v->size() != n) throw std::logic_error("decompose_costs: the microbenchmarks' repeats differ in number");
 
@@ -48,9 +48,10 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
     auto& mm = add("mm_switch", "the same between two processes - between two threads");
     auto& wk = add("wakeup", "(pipe round trip between two threads on one CPU - residual) / 2 - "
                              "(2 syscall + pipe_write + pipe_read + context_switch)");
+    auto& re = add("remote_enqueue", "(CPU time per pipe round trip between threads on two CPUs - residual) / 2 - "
+                                     "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)");
     const std::string remote_how = "a share of (pipe round trip between threads on two CPUs - residual) / 2 - "
-                                   "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)";
-    auto& re = add("remote_enqueue", remote_how);
+                                   "(2 syscall + pipe_write + pipe_read + wakeup + context_switch + remote_enqueue)";
     auto& ipi = add("ipi", remote_how);
     auto& ih = add("ipi_handler", remote_how);
     auto& ie = add("idle_exit", remote_how);
@@ -59,9 +60,9 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
     auto& ex = add("exit", "child's _exit to the parent's waitpid return - (syscall + wakeup + context_switch + "
                            "mm_switch)");
     auto& xc = add("exec", "execve to the new image's main - syscall");
-    for (auto* s : {&re, &ipi, &ih, &ie}) s->split_estimated = true;
+    for (auto* s : {&ipi, &ih, &ie}) s->split_estimated = true;
 
-    const double remote_est = e.remote_enqueue_ps + e.ipi_ps + e.ipi_handler_ps + e.idle_exit_ps;
+    const double remote_est = e.ipi_ps + e.ipi_handler_ps + e.idle_exit_ps;
     auto set = [](solved_cost& c, std::size_t i, double v) {
         if (v < 0) {
             c.clamped = true;
@@ -80,9 +81,10 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
         set(mm, i, h.yield_procs[i] - h.yield_threads[i]);
         const double local_path = 2 * S + pw.ns[i] + pr.ns[i] + cs.ns[i];
         set(wk, i, (h.pipe_rt_threads[i] - r.pipe_rt_threads) / 2 - local_path);
-        const double remote = (h.pipe_rt_threads_2cpu[i] - r.pipe_rt_threads_2cpu) / 2 - local_path - wk.ns[i];
-        const double share = remote_est > 0 ? 1.0 / remote_est : 0.25;
-        set(re, i, remote * (remote_est > 0 ? e.remote_enqueue_ps * share : share));
+        const double shared_path = local_path + wk.ns[i];
+        set(re, i, (h.pipe_rt_threads_2cpu_cpu[i] - r.pipe_rt_threads_2cpu_cpu) / 2 - shared_path);
+        const double remote = (h.pipe_rt_threads_2cpu[i] - r.pipe_rt_threads_2cpu) / 2 - shared_path - re.ns[i];
+        const double share = remote_est > 0 ? 1.0 / remote_est : 1.0 / 3;
         set(ipi, i, remote * (remote_est > 0 ? e.ipi_ps * share : share));
         set(ih, i, remote * (remote_est > 0 ? e.ipi_handler_ps * share : share));
         set(ie, i, remote * (remote_est > 0 ? e.idle_exit_ps * share : share));

@@ -16,10 +16,15 @@
 //   mm_switch       = the same between two processes - the same between threads (the residuals cancel)
 //   wakeup          = (pipe round trip between threads on one CPU - residual) / 2
 //                     - (2 S + pipe_write + pipe_read + context_switch)
-//   remote wakeup   = (the same on two CPUs - residual) / 2 - (2 S + pipe_write + pipe_read + wakeup
-//                     + context_switch): the sum remote_enqueue + ipi + ipi_handler + idle_exit, which one
-//                     hand-off cannot take apart; it is split in the estimated table's proportions, and
-//                     the file says the split is an estimate
+//   the same on two CPUs, each thread on its own, measured twice: its time and the two threads' CPU time
+//   (CLOCK_THREAD_CPUTIME_ID) per round trip. With L = 2 S + pipe_write + pipe_read + wakeup +
+//   context_switch, the path of one hand-off that both cases share:
+//   remote_enqueue  = (CPU time per round trip - residual CPU) / 2 - L: what the waker spends more when
+//                     the wakee is queued on another CPU (on a VM, sending the IPI is a VM exit)
+//   ipi, ipi_handler, idle_exit
+//                   = (round trip - residual) / 2 - L - remote_enqueue: the latency from the waker's IPI to
+//                     the wakee running, one measured sum split in the estimated table's proportions
+//                     (1.5 : 0.5 : 1.0); the file says the split is an estimate
 //   fork, clone     = the call's own time in the parent - S   (Linux runs the parent first after fork)
 //   exit            = from the child's _exit to waitpid's return in the parent
 //                     - (S + wakeup + context_switch + mm_switch)
@@ -50,6 +55,7 @@ struct host_costs {
     std::vector<double> yield_threads, yield_procs; // per switch
     std::vector<double> pipe_rt_threads;            // one CPU, per round trip
     std::vector<double> pipe_rt_threads_2cpu;       // each thread on its own CPU
+    std::vector<double> pipe_rt_threads_2cpu_cpu;   // the two threads' CPU time per round trip there
     std::vector<double> fork_call, exit_reap, clone_call, exec;
 };
 
@@ -58,6 +64,7 @@ struct model_residuals {
     double pipe_write = 0, pipe_read = 0, unix_write = 0, unix_read = 0;
     double yield_switch = 0;
     double pipe_rt_threads = 0, pipe_rt_threads_2cpu = 0;
+    double pipe_rt_threads_2cpu_cpu = 0; // the model's CPU time per round trip on two CPUs
 };
 
 struct solved_cost {

@@ -16,7 +16,8 @@
 //   yield_procs    the same between two processes: the switch changes the address space
 //   pipe_rt        perf bench sched pipe's loop: two threads (ARG "threads") or processes ("procs")
 //                  hand one byte back and forth over two pipes; ns per round trip (two hand-offs). With
-//                  two CPUs given, each side is pinned to its own.
+//                  two CPUs given, each side is pinned to its own. cpu_ns: the two sides' CPU time in
+//                  their loops (CLOCK_THREAD_CPUTIME_ID) per round trip
 //   futex_rt       the same hand-off over two futex words (FUTEX_WAIT / FUTEX_WAKE, threads)
 //   ctx_footprint  pipe_rt between two processes on one CPU, each summing ARG bytes of its own array
 //                  before it hands off (lat_ctx); prints round_ns and the summing alone, touch_ns
@@ -197,10 +198,20 @@ static uint64_t* footprint(size_t bytes) {
     return a;
 }
 
+// CPU time (user + system, ns) each side spent in its loop: shared, so a forked side reports it too.
+static double* rt_cpu;
+
+static double thread_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
 static void pipe_side(int cpu, int rfd, int wfd, int starts) {
     pin(cpu);
     uint64_t* a = footprint(rt_touch);
     char c = 'x';
+    const double cpu0 = thread_cpu_ns();
     for (long i = 0; i < rt_n; ++i) {
         if (starts) {
             touch(a, rt_touch);
@@ -212,6 +223,7 @@ static void pipe_side(int cpu, int rfd, int wfd, int starts) {
             full_write(wfd, &c, 1);
         }
     }
+    rt_cpu[starts] = thread_cpu_ns() - cpu0;
     free(a);
 }
 
@@ -221,8 +233,12 @@ static void* pipe_echo_thread(void* arg) {
     return NULL;
 }
 
-static double pipe_round_trips(int threads, long n) {
+static double pipe_round_trips(int threads, long n, double* cpu_per_round) {
     rt_n = n;
+    if (!rt_cpu) {
+        rt_cpu = mmap(NULL, 2 * sizeof *rt_cpu, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (rt_cpu == MAP_FAILED) fail("mmap");
+    }
     if (pipe(rt_p1) || pipe(rt_p2)) fail("pipe");
     const int other = cpu_b >= 0 ? cpu_b : cpu_a;
     pthread_t t;
@@ -247,6 +263,7 @@ static double pipe_round_trips(int threads, long n) {
     else
         waitpid(kid, NULL, 0);
     close(rt_p1[0]), close(rt_p1[1]), close(rt_p2[0]), close(rt_p2[1]);
+    if (cpu_per_round) *cpu_per_round = (rt_cpu[0] + rt_cpu[1]) / (double)n;
     return el / (double)n;
 }
 
@@ -260,8 +277,10 @@ static void run_pipe_rt(const char* how, long n) {
         fprintf(stderr, "warmsched-microbench: pipe_rt: threads or procs, not '%s'\n", how);
         exit(2);
     }
-    pipe_round_trips(threads, n / 10);
-    printf("pipe_rt round_ns=%.2f\n", pipe_round_trips(threads, n));
+    pipe_round_trips(threads, n / 10, NULL);
+    double cpu = 0;
+    const double round = pipe_round_trips(threads, n, &cpu);
+    printf("pipe_rt round_ns=%.2f cpu_ns=%.2f\n", round, cpu);
 }
 
 static void run_ctx_footprint(size_t bytes, long n) {
@@ -273,8 +292,8 @@ static void run_ctx_footprint(size_t bytes, long n) {
     for (long i = 0; i < reps; ++i) touch(a, bytes);
     const double touch_ns = bytes ? (now_ns() - t0) / (double)reps : 0;
     free(a);
-    pipe_round_trips(0, n / 10);
-    printf("ctx_footprint round_ns=%.2f touch_ns=%.2f bytes=%zu\n", pipe_round_trips(0, n), touch_ns, bytes);
+    pipe_round_trips(0, n / 10, NULL);
+    printf("ctx_footprint round_ns=%.2f touch_ns=%.2f bytes=%zu\n", pipe_round_trips(0, n, NULL), touch_ns, bytes);
 }
 
 // --- futex hand-off between two threads

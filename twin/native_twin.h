@@ -1,5 +1,7 @@
 // `warmsched twin --native`: the machine warmsched runs on as the model's referee, at full speed. The
-// command runs natively, --repeat times, under twin_runner (twin/guest/twin_runner.cpp, the guest's own
+// command runs natively, --repeat times, each time twice: untraced, for the tool's own figures and the
+// user and system time (tracing slows every switch and wakeup by the cost of its events), then traced
+// for the kernel's counters; each run under twin_runner (twin/guest/twin_runner.cpp, the guest's own
 // helper: process group, rusage, exit status) with the host's tracefs recording its sched events
 // (tracefs_session.h); then the same command runs once in the model of this machine -- the platform file
 // given, or by default a fresh `warmsched calibrate` of it -- and the two are printed side by side with
@@ -7,7 +9,7 @@
 //
 //   native_twin (this)
 //     |-- tracefs_session      mount if needed, save, enable the sched events, record, restore
-//     |-- twin_runner x N      DIR/native/rK/{stdout, rusage, exit, pid, trace.txt}
+//     |-- twin_runner x 2N     DIR/native/rK/{stdout, rusage, exit, pid, trace.txt}, rK/untraced/
 //     |-- warmsched calibrate  DIR/platform.yaml (unless --platform)
 //     |-- warmsched run        DIR/model/ (model_side.h)
 //     '-- twin_report          DIR/comparison.txt, comparison.json
