@@ -421,7 +421,7 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     std::ostringstream ap;
     ap << "kernel_costs:\n";
     for (const auto& c : costs) {
-        if (!two && (c.key == "remote_enqueue" || c.key == "ipi" || c.key == "ipi_handler" || c.key == "idle_exit"))
+        if (!two && (c.key == "ipi_send" || c.key == "ipi" || c.key == "ipi_handler" || c.key == "idle_exit"))
             continue; // one CPU: no remote hand-off to measure
         const spread sp = spread_of(c.ns);
         std::string line = "  " + c.key + ": " + time_text(sp.median);
@@ -473,10 +473,10 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
             else if (in_list) break;
         }
     }
-    for (const char* k : {"migrate", "io_submit", "io_complete", "acpi_dummy_wait"})
+    for (const char* k : {"remote_enqueue", "migrate", "io_submit", "io_complete", "acpi_dummy_wait"})
         ap << "    - kernel_costs." << k << "\n";
     if (!two)
-        for (const char* k : {"remote_enqueue", "ipi", "ipi_handler", "idle_exit"}) ap << "    - kernel_costs." << k << "\n";
+        for (const char* k : {"ipi_send", "ipi", "ipi_handler", "idle_exit"}) ap << "    - kernel_costs." << k << "\n";
 
     req.appendix = ap.str();
     const std::string yaml = platform::import::import_platform_yaml(req); // loads it: the file is checked
@@ -496,7 +496,7 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
             {"context_switch", &platform::kernel_cost_params::context_switch_ps},
             {"mm_switch", &platform::kernel_cost_params::mm_switch_ps},
             {"wakeup", &platform::kernel_cost_params::wakeup_ps},
-            {"remote_enqueue", &platform::kernel_cost_params::remote_enqueue_ps},
+            {"ipi_send", &platform::kernel_cost_params::ipi_send_ps},
             {"ipi", &platform::kernel_cost_params::ipi_ps},
             {"ipi_handler", &platform::kernel_cost_params::ipi_handler_ps},
             {"idle_exit", &platform::kernel_cost_params::idle_exit_ps},

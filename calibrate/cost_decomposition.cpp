@@ -21,7 +21,7 @@ spread spread_of(std::vector<double> v) {
 const std::vector<std::string>& solved_cost_keys() {
     static const std::vector<std::string> keys = {
         "syscall", "pipe_write", "pipe_read", "unix_skb_alloc", "unix_skb_free", "context_switch", "mm_switch",
-        "wakeup", "remote_enqueue", "ipi", "ipi_handler", "idle_exit", "fork", "clone", "exit", "exec"};
+        "wakeup", "ipi_send", "ipi", "ipi_handler", "idle_exit", "fork", "clone", "exit", "exec"};
     return keys;
 }
 
@@ -48,10 +48,10 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
     auto& mm = add("mm_switch", "the same between two processes - between two threads");
     auto& wk = add("wakeup", "(pipe round trip between two threads on one CPU - residual) / 2 - "
                              "(2 syscall + pipe_write + pipe_read + context_switch)");
-    auto& re = add("remote_enqueue", "(CPU time per pipe round trip between threads on two CPUs - residual) / 2 - "
-                                     "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)");
+    auto& re = add("ipi_send", "(CPU time per pipe round trip between threads on two CPUs - residual) / 2 - "
+                               "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)");
     const std::string remote_how = "a share of (pipe round trip between threads on two CPUs - residual) / 2 - "
-                                   "(2 syscall + pipe_write + pipe_read + wakeup + context_switch + remote_enqueue)";
+                                   "(2 syscall + pipe_write + pipe_read + wakeup + context_switch + ipi_send)";
     auto& ipi = add("ipi", remote_how);
     auto& ih = add("ipi_handler", remote_how);
     auto& ie = add("idle_exit", remote_how);

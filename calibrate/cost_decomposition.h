@@ -19,10 +19,13 @@
 //   the same on two CPUs, each thread on its own, measured twice: its time and the two threads' CPU time
 //   (CLOCK_THREAD_CPUTIME_ID) per round trip. With L = 2 S + pipe_write + pipe_read + wakeup +
 //   context_switch, the path of one hand-off that both cases share:
-//   remote_enqueue  = (CPU time per round trip - residual CPU) / 2 - L: what the waker spends more when
-//                     the wakee is queued on another CPU (on a VM, sending the IPI is a VM exit)
+//   ipi_send        = (CPU time per round trip - residual CPU) / 2 - L: what the waker spends more when the
+//                     wakee is on another, idle CPU: the wake-list path (TTWU_QUEUE, taken for an idle
+//                     target) queues the task there and sends the IPI; on a VM without IPI
+//                     virtualization the ICR write is a VM exit. (remote_enqueue, the locked remote enqueue
+//                     of a busy target, is not isolated here and stays an estimate.)
 //   ipi, ipi_handler, idle_exit
-//                   = (round trip - residual) / 2 - L - remote_enqueue: the latency from the waker's IPI to
+//                   = (round trip - residual) / 2 - L - ipi_send: the latency from the waker's IPI to
 //                     the wakee running, one measured sum split in the estimated table's proportions
 //                     (1.5 : 0.5 : 1.0); the file says the split is an estimate
 //   fork, clone     = the call's own time in the parent - S   (Linux runs the parent first after fork)

@@ -129,6 +129,7 @@ void read_kernel_costs(config_reader& r, platform_params& p) {
     k.wakeup_ps = cost("wakeup", d.wakeup_ps);
     k.remote_enqueue_ps = cost("remote_enqueue", d.remote_enqueue_ps);
     k.ipi_ps = cost("ipi", d.ipi_ps);
+    k.ipi_send_ps = cost("ipi_send", d.ipi_send_ps);
     k.ipi_handler_ps = cost("ipi_handler", d.ipi_handler_ps);
     k.idle_exit_ps = cost("idle_exit", d.idle_exit_ps);
     k.idle_polling = r.boolean("idle_polling", d.idle_polling);

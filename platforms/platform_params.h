@@ -102,6 +102,10 @@ struct kernel_cost_params {
     double wakeup_ps = 0.3e6;         // try_to_wake_up on the waker
     double remote_enqueue_ps = 0.3e6; // extra on the waker when the wakee is queued on another CPU
     double ipi_ps = 1.5e6;            // reschedule IPI delivery to a CPU that does not poll
+    // The sender's CPU time per IPI it sends (the ICR write). Tens of ns on bare metal, left out (0) for
+    // the shipped platforms; in a virtual machine without IPI virtualization it is a VM exit, microseconds
+    // (measured by `warmsched calibrate`, docs/calibration.md).
+    double ipi_send_ps = 0;
     double ipi_handler_ps = 0.5e6;    // interrupt entry and wake-list flush on the target
     double idle_exit_ps = 1.0e6;      // exit latency of the idle state (C1) of a platform without idle_states
     bool idle_polling = false;        // idle=poll: idle CPUs poll, woken without IPI or exit latency

@@ -23,7 +23,7 @@ void apply_time_dilation(platform_params& p, double k) {
     auto& c = p.kernel_costs;
     for (double* t : {&c.context_switch_ps, &c.mm_switch_ps, &c.syscall_ps, &c.pipe_write_ps, &c.pipe_read_ps,
                       &c.unix_skb_alloc_ps, &c.unix_skb_free_ps,
-                      &c.wakeup_ps, &c.remote_enqueue_ps, &c.ipi_ps, &c.ipi_handler_ps, &c.idle_exit_ps, &c.fork_ps,
+                      &c.wakeup_ps, &c.remote_enqueue_ps, &c.ipi_ps, &c.ipi_send_ps, &c.ipi_handler_ps, &c.idle_exit_ps, &c.fork_ps,
                       &c.clone_ps, &c.exit_ps, &c.exec_ps, &c.io_submit_ps, &c.io_complete_ps, &c.migrate_ps,
                       &c.acpi_dummy_wait_ps})
         *t *= k;

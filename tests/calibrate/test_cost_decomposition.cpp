@@ -14,7 +14,7 @@ namespace {
 
 // Direct costs (ns) a synthetic host "has", per repeat.
 struct truth {
-    double S, pw, pr, ua, uf, cs, mm, wk, re, remote, fork, clone, exit, exec; // remote: ipi + handler + exit
+    double S, pw, pr, ua, uf, cs, mm, wk, re, remote, fork, clone, exit, exec; // re: ipi_send; remote: ipi + handler + exit
 };
 
 host_costs host_of(const std::vector<truth>& t, const model_residuals& r) {
@@ -75,7 +75,7 @@ TEST_CASE("the decomposition gives back the direct costs the host figures were b
         CHECK(m.at("context_switch").ns[i] == Approx(t[i].cs));
         CHECK(m.at("mm_switch").ns[i] == Approx(t[i].mm));
         CHECK(m.at("wakeup").ns[i] == Approx(t[i].wk));
-        CHECK(m.at("remote_enqueue").ns[i] == Approx(t[i].re));
+        CHECK(m.at("ipi_send").ns[i] == Approx(t[i].re));
         CHECK(m.at("ipi").ns[i] == Approx(t[i].remote * 1.5 / 3.0));
         CHECK(m.at("ipi_handler").ns[i] == Approx(t[i].remote * 0.5 / 3.0));
         CHECK(m.at("idle_exit").ns[i] == Approx(t[i].remote * 1.0 / 3.0));

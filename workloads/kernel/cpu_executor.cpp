@@ -48,7 +48,11 @@ bool cpu_executor::polls() const {
     return !busy_ && (k_.costs().idle_polling || (period_.open && period_.polling));
 }
 
-void cpu_executor::kick(ps_t sent_ps) {
+void cpu_executor::charge_ipi_send() {
+    if (const double c = k_.costs().ipi_send_ps; c > 0) charge(static_cast<ps_t>(c));
+}
+
+bool cpu_executor::kick(ps_t sent_ps) {
     const bool polling = polls();
     const ps_t at = sent_ps + (polling ? 0 : static_cast<ps_t>(k_.costs().ipi_ps));
     if (!ipi_pending_ || at < ipi_at_) {
@@ -58,6 +62,7 @@ void cpu_executor::kick(ps_t sent_ps) {
     ipi_pending_ = true;
     const ps_t now = sc_core::sc_time_stamp().value();
     wake_.notify(models::ps_time(at > now ? at - now : 0));
+    return !polling;
 }
 
 bool cpu_executor::resched_due() const {
@@ -297,7 +302,7 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
         touch(k_.rq_line(cpu_), true);
     } else if (r.via_wake_list) { // llist_add to the target's wake list, then an IPI does the rest
         touch(k_.rq_line(r.cpu), true);
-        k_.executor(r.cpu).kick(h_.now());
+        if (k_.executor(r.cpu).kick(h_.now())) charge_ipi_send();
     } else { // the waker locks the remote run queue and enqueues
         charge(static_cast<ps_t>(c.remote_enqueue_ps));
         touch(k_.rq_line(r.cpu), true);

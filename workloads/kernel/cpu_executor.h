@@ -70,7 +70,10 @@ public:
 
     // Another CPU asks this one to look at its run queue: a reschedule IPI (or, to a polling idle CPU,
     // a write to its polled flag), sent at the sender's local time `sent_ps`.
-    void kick(models::ps_t sent_ps);
+    // An IPI (a reschedule, a wake list to flush) sent at `sent_ps`; false when the CPU polls and none is
+    // sent. The sender then charges kernel_costs.ipi_send (charge_ipi_send).
+    bool kick(models::ps_t sent_ps);
+    void charge_ipi_send();
     // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
     void sibling_changed() {
         ++epoch_;

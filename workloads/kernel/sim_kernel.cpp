@@ -244,7 +244,7 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
 }
 
 void sim_kernel::kick_cpu(unsigned cpu) {
-    executors_[cpu]->kick(executors_[running_cpu_]->now());
+    if (executors_[cpu]->kick(executors_[running_cpu_]->now())) executors_[running_cpu_]->charge_ipi_send();
 }
 
 void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
