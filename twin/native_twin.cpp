@@ -67,7 +67,12 @@ std::vector<int> run_all(const std::vector<std::vector<std::string>>& argvs, uns
     sa.sa_handler = alarm_handler; // no SA_RESTART: waitpid returns EINTR
     sigaction(SIGALRM, &sa, &old);
     std::vector<pid_t> pids;
-    for (const auto& argv : argvs) pids.push_back(spawn(argv, (fs::path(argv[1]) / "stdout").string()));
+    static volatile pid_t running[64]; // for a SIGTERM to end them (tracefs_session's handler)
+    for (std::size_t i = 0; i < argvs.size(); ++i) {
+        pids.push_back(spawn(argvs[i], (fs::path(argvs[i][1]) / "stdout").string()));
+        if (i < 64) running[i] = pids.back();
+    }
+    terminate_on_stop(running, std::min<std::size_t>(pids.size(), 64));
     ::alarm(timeout_s);
     std::vector<int> rcs(argvs.size(), 0);
     timed_out = false;
@@ -92,6 +97,7 @@ std::vector<int> run_all(const std::vector<std::vector<std::string>>& argvs, uns
     }
     ::alarm(0);
     sigaction(SIGALRM, &old, nullptr);
+    terminate_on_stop(nullptr, 0);
     return rcs;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -62,7 +63,46 @@ std::uint64_t stat_sum(const std::string& root, const std::string& key) {
     return sum;
 }
 
+// What a signal handler restores: absolute paths and contents, in order, built before the handler is
+// installed (the handler allocates nothing).
+struct restore_plan {
+    std::vector<std::pair<std::string, std::string>> writes; // path -> text ("" with truncate: the trace)
+    std::string unmount;                                      // "" = leave mounted
+};
+const restore_plan* active_plan = nullptr;
+struct sigaction old_actions[3];
+constexpr int restored_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+void restore_now(const restore_plan& p) {
+    for (const auto& [path, text] : p.writes) {
+        const int fd = ::open(path.c_str(), O_WRONLY | (text.empty() ? O_TRUNC : 0) | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t n = ::write(fd, text.data(), text.size());
+        (void)n;
+        ::close(fd);
+    }
+    if (!p.unmount.empty()) ::umount2(p.unmount.c_str(), MNT_DETACH);
+}
+
+const volatile pid_t* stop_pids = nullptr;
+std::size_t stop_count = 0;
+
+void on_signal(int sig) {
+    for (std::size_t i = 0; stop_pids && i < stop_count; ++i)
+        if (stop_pids[i] > 0) ::kill(stop_pids[i], SIGTERM);
+    if (active_plan) restore_now(*active_plan);
+    active_plan = nullptr;
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
 } // namespace
+
+void terminate_on_stop(const volatile pid_t* pids, std::size_t n) {
+    stop_pids = nullptr;
+    stop_count = n;
+    stop_pids = pids;
+}
 
 const std::vector<std::string>& traced_events() {
     static const std::vector<std::string> e = {"sched_switch",       "sched_waking",       "sched_wakeup",
@@ -108,24 +148,42 @@ tracefs_session::tracefs_session(std::uint64_t buffer_kb) : root_(tracefs_root) 
         const std::string f = "events/sched/" + e + "/enable";
         saved_.emplace_back(f, trim(read_small(root_ + "/" + f)));
     }
+    // From here on a signal restores what was saved.
+    static restore_plan plan;
+    plan.writes.clear();
+    plan.writes.emplace_back(root_ + "/tracing_on", "0");
+    plan.writes.emplace_back(root_ + "/trace", "");
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) plan.writes.emplace_back(root_ + "/" + it->first, it->second);
+    plan.unmount = mounted_here_ ? root_ : "";
+    active_plan = &plan;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(restored_signals[i], &sa, &old_actions[i]);
     if (!write_control(root_ + "/tracing_on", "0") ||
         !write_control(root_ + "/buffer_size_kb", std::to_string(buffer_kb))) {
         const std::string why = std::strerror(errno);
-        unmount_and_refuse("tracefs is not writable here (" + why + ")");
+        restore(); // the constructor throws: no destructor runs
+        refuse("tracefs is not writable here (" + why + ")");
     }
     for (const auto& e : traced_events())
         if (!write_control(root_ + "/events/sched/" + e + "/enable", "1")) {
             const std::string why = std::strerror(errno);
-            unmount_and_refuse("tracefs refused to enable sched/" + e + " (" + why + ")");
+            restore(); // the constructor throws: no destructor runs
+            refuse("tracefs refused to enable sched/" + e + " (" + why + ")");
         }
 }
 
-tracefs_session::~tracefs_session() {
-    write_control(root_ + "/tracing_on", "0");
-    write_control(root_ + "/trace", "", true); // the buffer empty again, as it was found
-    // In reverse: the events first, buffer_size_kb and tracing_on last.
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) write_control(root_ + "/" + it->first, it->second);
-    if (mounted_here_) ::umount2(root_.c_str(), MNT_DETACH);
+tracefs_session::~tracefs_session() { restore(); }
+
+// Tracing off, the buffer empty again as it was found, then the saved files in reverse (the events first,
+// buffer_size_kb and tracing_on last), the mount undone; the signal handlers back as they were.
+void tracefs_session::restore() const {
+    if (!active_plan) return;
+    const restore_plan* p = active_plan;
+    active_plan = nullptr;
+    for (int i = 0; i < 3; ++i) sigaction(restored_signals[i], &old_actions[i], nullptr);
+    restore_now(*p);
 }
 
 std::uint64_t tracefs_session::record(const std::function<void()>& body, const std::string& trace_path) {

@@ -8,9 +8,14 @@
 // command, and copies the text trace out; the events are the twin guest's (sched_switch, sched_waking,
 // sched_wakeup(_new), sched_migrate_task and the process events), which twin/kernel_counters.h reads.
 //
+// A SIGINT, SIGTERM or SIGHUP while a session is open restores the saved files first (open, write and
+// close only: async-signal-safe), then ends the process as the signal would have.
+//
 // Left out: instances (trace_instance/), which would leave the top buffer alone but need kernels newer
 // than some hosts run; the session uses the top-level buffer and refuses a busy one instead.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
@@ -38,7 +43,13 @@ private:
     std::string root_;
     bool mounted_here_ = false;
     std::vector<std::pair<std::string, std::string>> saved_; // file (relative to root_) -> its content
+    void restore() const;
 };
+
+// Processes a SIGINT, SIGTERM or SIGHUP during a session also ends (SIGTERM): the native run's
+// twin_runners, which take their commands' process groups with them. `pids` stays valid while set;
+// nullptr clears it.
+void terminate_on_stop(const volatile pid_t* pids, std::size_t n);
 
 // The sched events the twin reads, as tracefs names them under events/.
 const std::vector<std::string>& traced_events();

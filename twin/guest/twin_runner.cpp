@@ -90,6 +90,13 @@ void snapshot_tasks(pid_t pgid, const std::string& out) {
     }
 }
 
+// SIGTERM (the native twin stopped by a signal) ends the command's whole process group with it.
+volatile pid_t command_group = 0;
+void on_term(int) {
+    if (command_group > 0) kill(-command_group, SIGKILL);
+    _exit(143);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +137,8 @@ int main(int argc, char** argv) {
         die(std::string("cannot run ") + argv[i + 1]);
     }
     setpgid(child, child);
+    command_group = child;
+    signal(SIGTERM, on_term);
     write_file(out + "/pid", std::to_string(child) + "\n");
 
     siginfo_t info{};
