@@ -302,7 +302,10 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
         touch(k_.rq_line(cpu_), true);
     } else if (r.via_wake_list) { // llist_add to the target's wake list, then an IPI does the rest
         touch(k_.rq_line(r.cpu), true);
-        if (k_.executor(r.cpu).kick(h_.now())) charge_ipi_send();
+        // The IPI leaves when the ICR write completes: after the sender's ipi_send.
+        cpu_executor& target = k_.executor(r.cpu);
+        if (!target.polls()) charge_ipi_send();
+        target.kick(h_.now());
     } else { // the waker locks the remote run queue and enqueues
         charge(static_cast<ps_t>(c.remote_enqueue_ps));
         touch(k_.rq_line(r.cpu), true);

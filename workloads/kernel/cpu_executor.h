@@ -71,9 +71,11 @@ public:
     // Another CPU asks this one to look at its run queue: a reschedule IPI (or, to a polling idle CPU,
     // a write to its polled flag), sent at the sender's local time `sent_ps`.
     // An IPI (a reschedule, a wake list to flush) sent at `sent_ps`; false when the CPU polls and none is
-    // sent. The sender then charges kernel_costs.ipi_send (charge_ipi_send).
+    // sent. Before it, a sender whose target does not poll charges kernel_costs.ipi_send (charge_ipi_send):
+    // the IPI leaves when the ICR write completes.
     bool kick(models::ps_t sent_ps);
     void charge_ipi_send();
+    bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
     void sibling_changed() {
         ++epoch_;
@@ -121,7 +123,6 @@ private:
     void leave_idle_state(models::ps_t end, bool interrupted, bool polled_out);
     // Entering a flushing state: when every thread of the core is in one, the core's caches are flushed.
     bool in_flushing_state() const;
-    bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     void step(kernel_task& t);
     void run_compute(kernel_task& t);
     // spin_until: the instructions that reach the operation's deadline from now (0 once it has passed).

@@ -244,7 +244,9 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
 }
 
 void sim_kernel::kick_cpu(unsigned cpu) {
-    if (executors_[cpu]->kick(executors_[running_cpu_]->now())) executors_[running_cpu_]->charge_ipi_send();
+    // The IPI leaves when the sender's ICR write completes (kernel_costs.ipi_send).
+    if (!executors_[cpu]->polls()) executors_[running_cpu_]->charge_ipi_send();
+    executors_[cpu]->kick(executors_[running_cpu_]->now());
 }
 
 void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
