@@ -52,6 +52,13 @@ void cpu_executor::charge_ipi_send() {
     if (const double c = k_.costs().ipi_send_ps; c > 0) charge(static_cast<ps_t>(c));
 }
 
+void cpu_executor::charge_deferred_ipi_sends() {
+    while (deferred_ipi_sends_) {
+        --deferred_ipi_sends_;
+        charge_ipi_send();
+    }
+}
+
 bool cpu_executor::kick(ps_t sent_ps) {
     const bool polling = polls();
     const ps_t at = sent_ps + (polling ? 0 : static_cast<ps_t>(k_.costs().ipi_ps));
@@ -71,6 +78,7 @@ bool cpu_executor::resched_due() const {
 
 void cpu_executor::main() {
     for (;;) {
+        charge_deferred_ipi_sends();
         handle_interrupts();
         if (resched_due()) reschedule(true);
         kernel_task* t = current();
@@ -288,6 +296,7 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
     k_.set_running_cpu(cpu_);
     w.resumed = true;
     const scheduler::wakeup_result r = k_.sched().try_to_wake_up(w.t, cpu_, wake_flags, now_ns());
+    charge_deferred_ipi_sends(); // a remote preemption's IPI sent inside try_to_wake_up
     if (!r.woken) return;
     // Placement read the run queues of the CPUs it considered: the scan costs what those reads cost.
     if (r.probed && !r.probed->empty()) {

@@ -75,6 +75,8 @@ public:
     // the IPI leaves when the ICR write completes.
     bool kick(models::ps_t sent_ps);
     void charge_ipi_send();
+    // An IPI sent from inside the scheduler: its ipi_send is charged at the executor's next safe point.
+    void defer_ipi_send() { ++deferred_ipi_sends_; }
     bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
     void sibling_changed() {
@@ -167,6 +169,9 @@ private:
     // calling CPU. Then `enter_scheduler().scheduler_tick(cpu_, now_ns())`.
     scheduler::scheduler& enter_scheduler();
     scheduler::nsec now_ns() const { return ns(h_.now()); }
+
+    void charge_deferred_ipi_sends();
+    unsigned deferred_ipi_sends_ = 0;
 
     sim_kernel& k_;
     models::hart& h_;

@@ -244,8 +244,9 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
 }
 
 void sim_kernel::kick_cpu(unsigned cpu) {
-    // The IPI leaves when the sender's ICR write completes (kernel_costs.ipi_send).
-    if (!executors_[cpu]->polls()) executors_[running_cpu_]->charge_ipi_send();
+    // Called from inside the scheduler (a remote resched_curr): the sender's ipi_send is charged when the
+    // scheduler has returned (charging here could end the hart's quantum mid-call).
+    if (!executors_[cpu]->polls()) executors_[running_cpu_]->defer_ipi_send();
     executors_[cpu]->kick(executors_[running_cpu_]->now());
 }
 
