@@ -61,6 +61,7 @@ void cpu_executor::charge_deferred_ipi_sends() {
 
 bool cpu_executor::kick(ps_t sent_ps) {
     const bool polling = polls();
+    const bool raised = !polling && !ipi_pending_; // a new IPI, not one already on its way
     const ps_t at = sent_ps + (polling ? 0 : static_cast<ps_t>(k_.costs().ipi_ps));
     if (!ipi_pending_ || at < ipi_at_) {
         ipi_at_ = at;
@@ -69,7 +70,11 @@ bool cpu_executor::kick(ps_t sent_ps) {
     ipi_pending_ = true;
     const ps_t now = sc_core::sc_time_stamp().value();
     wake_.notify(models::ps_time(at > now ? at - now : 0));
-    return !polling;
+    return raised;
+}
+
+ps_t cpu_executor::ipi_send_delay(const cpu_executor& target) const {
+    return target.polls() ? 0 : static_cast<ps_t>(k_.costs().ipi_send_ps);
 }
 
 bool cpu_executor::resched_due() const {
@@ -311,10 +316,10 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
         touch(k_.rq_line(cpu_), true);
     } else if (r.via_wake_list) { // llist_add to the target's wake list, then an IPI does the rest
         touch(k_.rq_line(r.cpu), true);
-        // The IPI leaves when the ICR write completes: after the sender's ipi_send.
+        // The IPI leaves when the ICR write completes: after the sender's ipi_send (charged if this kick
+        // raised it; a remote resched inside try_to_wake_up may have raised it already).
         cpu_executor& target = k_.executor(r.cpu);
-        if (!target.polls()) charge_ipi_send();
-        target.kick(h_.now());
+        if (target.kick(h_.now() + ipi_send_delay(target))) charge_ipi_send();
     } else { // the waker locks the remote run queue and enqueues
         charge(static_cast<ps_t>(c.remote_enqueue_ps));
         touch(k_.rq_line(r.cpu), true);

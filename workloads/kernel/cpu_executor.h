@@ -70,10 +70,11 @@ public:
 
     // Another CPU asks this one to look at its run queue: a reschedule IPI (or, to a polling idle CPU,
     // a write to its polled flag), sent at the sender's local time `sent_ps`.
-    // An IPI (a reschedule, a wake list to flush) sent at `sent_ps`; false when the CPU polls and none is
-    // sent. Before it, a sender whose target does not poll charges kernel_costs.ipi_send (charge_ipi_send):
-    // the IPI leaves when the ICR write completes.
+    // An IPI (a reschedule, a wake list to flush) leaving at `sent_ps`; true when it raised a new one
+    // (the CPU does not poll and none was on its way), and the sender then charges kernel_costs.ipi_send
+    // (charge_ipi_send): the IPI leaves when the ICR write completes, at now + ipi_send_delay(target).
     bool kick(models::ps_t sent_ps);
+    models::ps_t ipi_send_delay(const cpu_executor& target) const;
     void charge_ipi_send();
     // An IPI sent from inside the scheduler: its ipi_send is charged at the executor's next safe point.
     void defer_ipi_send() { ++deferred_ipi_sends_; }

@@ -244,10 +244,11 @@ access_generator& sim_kernel::generator(kernel_task& t, const memory_profile& p)
 }
 
 void sim_kernel::kick_cpu(unsigned cpu) {
-    // Called from inside the scheduler (a remote resched_curr): the sender's ipi_send is charged when the
-    // scheduler has returned (charging here could end the hart's quantum mid-call).
-    if (!executors_[cpu]->polls()) executors_[running_cpu_]->defer_ipi_send();
-    executors_[cpu]->kick(executors_[running_cpu_]->now());
+    // Called from inside the scheduler (a remote resched_curr): the IPI leaves when the sender's ICR write
+    // completes (kernel_costs.ipi_send), and that time is charged to the sender when the scheduler has
+    // returned (charging here could end the hart's quantum mid-call).
+    cpu_executor& sender = *executors_[running_cpu_];
+    if (executors_[cpu]->kick(sender.now() + sender.ipi_send_delay(*executors_[cpu]))) sender.defer_ipi_send();
 }
 
 void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
