@@ -57,27 +57,21 @@ public:
     // A value taken from the family (or otherwise not read): "# est: why", listed in estimated:.
     // A key measured on the machine (calibrate) is written as measured instead.
     void estimate(int indent, const std::string& key_path, const std::string& text, const std::string& why) {
-        if (measured_) {
-            const auto m = measured_->find(key_path);
-            if (m != measured_->end()) {
-                line(indent, text.substr(0, text.find(':')) + ": " + m->second.text, m->second.comment);
-                return;
-            }
-        }
+        if (write_measured(indent, key_path, text)) return;
         line(indent, text, "est: " + why);
         estimated_.push_back(key_path);
     }
     // A value read from the input, unless the machine measured it otherwise (calibrate: an LLC whose
     // effective capacity is smaller than sysfs says).
     void read_value(int indent, const std::string& key_path, const std::string& text, const std::string& why) {
-        if (measured_) {
-            const auto m = measured_->find(key_path);
-            if (m != measured_->end()) {
-                line(indent, text.substr(0, text.find(':')) + ": " + m->second.text, m->second.comment);
-                return;
-            }
-        }
-        line(indent, text, why);
+        if (!write_measured(indent, key_path, text)) line(indent, text, why);
+    }
+    // "key: measured value  # measured: ..." when calibrate measured `key_path`.
+    bool write_measured(int indent, const std::string& key_path, const std::string& text) {
+        const auto m = measured_ ? measured_->find(key_path) : std::map<std::string, measured_value>::const_iterator{};
+        if (!measured_ || m == measured_->end()) return false;
+        line(indent, text.substr(0, text.find(':')) + ": " + m->second.text, m->second.comment);
+        return true;
     }
     const std::map<std::string, measured_value>* measured_ = nullptr;
     std::string body() const { return body_.str(); }
