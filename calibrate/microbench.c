@@ -19,6 +19,7 @@
 //                  two CPUs given, each side is pinned to its own. cpu_ns: the two sides' CPU time in
 //                  their loops (CLOCK_THREAD_CPUTIME_ID) per round trip
 //   futex_rt       the same hand-off over two futex words (FUTEX_WAIT / FUTEX_WAKE, threads)
+//   ring           ARG processes on one CPU passing a byte around a ring of pipes: ns per hand-off
 //   ctx_footprint  pipe_rt between two processes on one CPU, each summing ARG bytes of its own array
 //                  before it hands off (lat_ctx); prints round_ns and the summing alone, touch_ns
 //   fork           fork(2), the child _exit(0)s, waitpid(2): call_ns the fork call in the parent, exit_ns
@@ -294,6 +295,46 @@ static void run_ctx_footprint(size_t bytes, long n) {
     free(a);
     pipe_round_trips(0, n / 10, NULL);
     printf("ctx_footprint round_ns=%.2f touch_ns=%.2f bytes=%zu\n", pipe_round_trips(0, n, NULL), touch_ns, bytes);
+}
+
+// --- a ring of ARG processes on one CPU passing a byte along pipes: ns per hand-off. Against the ring's
+// size it shows what each task's own kernel state (stack, task_struct, mm, pipe) costs once the tasks
+// no longer fit the caches: the kernel's cache footprint per switch.
+static void run_ring(long tasks, long n) {
+    pin(cpu_a);
+    if (tasks < 2 || tasks > 4096) {
+        fprintf(stderr, "warmsched-microbench: ring: 2 to 4096 tasks\n");
+        exit(2);
+    }
+    int (*p)[2] = malloc((size_t)tasks * sizeof *p);
+    if (!p) fail("malloc");
+    for (long i = 0; i < tasks; ++i)
+        if (pipe(p[i])) fail("pipe");
+    const long rounds = n / tasks + 1;
+    pid_t* kids = malloc((size_t)tasks * sizeof *kids);
+    if (!kids) fail("malloc");
+    for (long i = 1; i < tasks; ++i) { // task i reads p[i], writes p[(i + 1) % tasks]
+        kids[i] = fork();
+        if (kids[i] < 0) fail("fork");
+        if (kids[i] == 0) {
+            char c;
+            for (long r = 0; r < rounds + 1; ++r) {
+                full_read(p[i][0], &c, 1);
+                full_write(p[(i + 1) % tasks][1], &c, 1);
+            }
+            _exit(0);
+        }
+    }
+    char c = 'x';
+    double t0 = 0;
+    for (long r = 0; r < rounds + 1; ++r) {
+        if (r == 1) t0 = now_ns(); // the first round warms the ring
+        full_write(p[1 % tasks][1], &c, 1);
+        full_read(p[0][0], &c, 1);
+    }
+    const double el = now_ns() - t0;
+    for (long i = 1; i < tasks; ++i) waitpid(kids[i], NULL, 0);
+    printf("ring ns=%.2f tasks=%ld\n", el / (double)(rounds * tasks), tasks);
 }
 
 // --- futex hand-off between two threads
@@ -580,6 +621,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(kind, "yield_procs")) run_yield(0, n);
     else if (!strcmp(kind, "pipe_rt")) run_pipe_rt(arg ? arg : "procs", n);
     else if (!strcmp(kind, "futex_rt")) run_futex_rt(n);
+    else if (!strcmp(kind, "ring")) run_ring(arg ? positive(arg, "tasks") : 2, n);
     else if (!strcmp(kind, "ctx_footprint")) run_ctx_footprint(arg ? (size_t)positive(arg, "bytes") : 0, n);
     else if (!strcmp(kind, "fork")) run_fork(n);
     else if (!strcmp(kind, "clone")) run_clone(n);
