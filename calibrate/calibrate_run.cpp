@@ -159,6 +159,18 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     const fs::path bin_dir = fs::path(twin::self_exe()).parent_path();
     const std::string exe = (bin_dir / "calibrate" / "warmsched-microbench").string();
     if (!fs::is_regular_file(exe)) throw twin::twin_failure(exe + " is missing: build the project (make build)");
+    // The output is checked before a minute of measuring: a directory, or a directory that is not there.
+    if (!s.output.empty()) {
+        std::error_code ec;
+        const fs::path out_path(s.output);
+        const fs::path parent = out_path.has_parent_path() ? out_path.parent_path() : fs::path(".");
+        if (fs::is_directory(out_path, ec))
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "-o",
+                                       s.output + ": a directory, not a file");
+        if (!fs::is_directory(parent, ec))
+            throw config::config_error(config::origin{"<command line>", 0, 0}, "-o",
+                                       s.output + ": its directory " + parent.string() + " does not exist");
+    }
     const double busy = host_busy_percent(1.0);
     if (busy > s.max_busy_percent)
         refuse("the host is busy: " + fmt("%.0f", busy) + "% of its CPU time in the last second went to other work (at "

@@ -101,3 +101,15 @@ TEST_CASE("calibrate refuses a busy host with one line and exit 2") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(file));
 }
+
+TEST_CASE("calibrate refuses an output it could not write before it measures anything") {
+    for (const auto& [out, says] : std::vector<std::pair<std::string, std::string>>{
+             {"/tmp", "-o: /tmp: a directory, not a file"},
+             {"/no/such/dir/host.yaml", "-o: /no/such/dir/host.yaml: its directory /no/such/dir does not exist"}}) {
+        const auto r = test::run_cli("calibrate -o " + out);
+        INFO(r.out << r.err);
+        CHECK(r.status == 2);
+        CHECK(r.err.find(says) != std::string::npos);
+        CHECK(r.out.empty()); // nothing measured
+    }
+}
