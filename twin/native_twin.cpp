@@ -15,6 +15,7 @@
 #include "workloads/cli/command_line.h"
 
 #include <signal.h>
+#include <sys/klog.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -115,6 +116,32 @@ std::string kernel_release() {
     utsname u{};
     if (::uname(&u) != 0) return "unknown";
     return std::string(u.release) + " " + u.version;
+}
+
+// The host kernel's preemption model, which decides when a wakeup preemption takes effect: debugfs'
+// sched/preempt ("none (voluntary) full": the current one in parentheses) where it is readable, else the
+// boot log's "Dynamic Preempt: MODE", else what uname says it was built with.
+std::string host_preemption() {
+    const std::string dbg = sim::file_text("/sys/kernel/debug/sched/preempt");
+    const auto open = dbg.find('('), close = dbg.find(')');
+    if (open != std::string::npos && close > open)
+        return dbg.substr(open + 1, close - open - 1) + " (debugfs sched/preempt)";
+    std::string log(1 << 20, '\0');
+    const int n = ::klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log.data(), static_cast<int>(log.size()));
+    if (n > 0) {
+        log.resize(static_cast<std::size_t>(n));
+        std::smatch m;
+        if (std::regex_search(log, m, std::regex(R"(Dynamic Preempt: ([a-z]+))")))
+            return m[1].str() + " (the boot log's Dynamic Preempt)";
+    }
+    utsname u{};
+    if (::uname(&u) == 0) {
+        const std::string v = u.version;
+        if (v.find("PREEMPT_RT") != std::string::npos) return "rt (uname)";
+        if (v.find("PREEMPT_DYNAMIC") != std::string::npos) return "dynamic, mode unknown (uname)";
+        if (v.find("PREEMPT") != std::string::npos) return "full (uname)";
+    }
+    return "unknown";
 }
 
 double load_average() {
@@ -327,6 +354,9 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
             out << "twin --native: run " << k << " done\n" << std::flush;
         }
     }
+    notes.push_back("this kernel's preemption: " + host_preemption() +
+                    "; the model takes a preemption between a task's operations (at the end of a system call), "
+                    "which is preempt=none's return to user for the paths the tools take (issue 44)");
     if (!fs::exists("/proc/schedstat"))
         notes.push_back("this kernel has no /proc/schedstat (CONFIG_SCHEDSTATS off): the schedstat rows are left out");
 
