@@ -185,6 +185,8 @@ std::vector<std::string> command_programs(const std::vector<std::string>& words)
 int run_native_twin(const native_settings& s, std::ostream& out) {
     if (s.command.words.empty() && s.experiment_file.empty())
         refuse("--native", "give the command to run after --, or an experiment file whose workloads are commands");
+    if (::geteuid() != 0) // tracefs_session says the same, but only after a calibration of a minute
+        refuse("--native", "a native run traces the host's scheduler with tracefs, which needs root (run warmsched as root)");
     // The model must know the command: read it as `run` would, before anything runs natively.
     std::vector<std::string> overrides = s.overrides;
     if (!s.platform_file.empty()) overrides.insert(overrides.begin(), "platform=" + s.platform_file);

@@ -142,6 +142,17 @@ TEST_CASE("twin --native refusals: one line and exit 2, nothing run") {
     refused("--kernel cfs -- hackbench", "--kernel: is the QEMU twin's");
     refused("--platform " + host_platform() + " -- no-such-tool 1", "no-such-tool");
     CHECK(tracefs_state() == before);
+    // Not root: refused before anything runs (a calibration would take a minute first).
+    const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    if (test::run_command(nobody + "test -x " + WARMSCHED_BINARY).status != 0) {
+        WARN("not checked: twin --native as a user (the binary is not one nobody may run)");
+        return;
+    }
+    const auto r = test::run_command(nobody + WARMSCHED_BINARY + " twin --native -- hackbench -l 10 2>&1");
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out == "error: <command line>: --native: a native run traces the host's scheduler with tracefs, which "
+                   "needs root (run warmsched as root)\n");
 }
 
 TEST_CASE("twin --native refuses a tracefs another trace is using, and leaves that trace alone") {
