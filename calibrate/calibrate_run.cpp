@@ -5,6 +5,7 @@
 #include "calibrate/cost_decomposition.h"
 #include "platforms/config/config_error.h"
 #include "platforms/import/platform_import.h"
+#include "platforms/import/platform_writer.h"
 #include "platforms/platform_catalog.h"
 #include "platforms/platform_loader.h"
 #include "platforms/topology.h"
@@ -110,16 +111,9 @@ std::string spread_comment(const spread& s, const std::string& unit_text_min, co
 
 struct figure {
     std::string key, status, median, min, max, from;
+    std::string estimate; // the estimated table's value it replaces (kernel_costs; "" for the others)
 };
 
-std::string yaml_quote(const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') q += '\\';
-        q += c;
-    }
-    return q + "\"";
-}
 
 // The model's `perf bench sched pipe`: its "usecs/op" and its CPU time (user + system, all tasks) per
 // operation, in ns.
@@ -264,7 +258,7 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     auto put = [&](const std::string& key, const std::string& status, const std::string& value, const spread& sp,
                    const std::function<std::string(double)>& text, const std::string& from) {
         measured[key] = {value, spread_comment(sp, text(sp.min), text(sp.max), from)};
-        figures.push_back({key, status, text(sp.median), text(sp.min), text(sp.max), from});
+        figures.push_back({key, status, text(sp.median), text(sp.min), text(sp.max), from, ""});
     };
     auto ghz_text = [](double g) { return fmt("%.3fGHz", g); };
     const spread clock = spread_of(ghz);
@@ -330,7 +324,7 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
                     ") of the " + std::to_string(llc_size >> 20) + "MiB sysfs names; chases " + sweep_text};
             figures.push_back({"caches[" + std::to_string(levels - 1) + "].size", "solved", mib(cap.median),
                                mib(cap.min), mib(cap.max),
-                               "effective capacity from a chase sweep (" + sweep_text + "): C = f (D - c(f)) / (D - L)"});
+                               "effective capacity from a chase sweep (" + sweep_text + "): C = f (D - c(f)) / (D - L)", ""});
         }
     }
     // memory.latency: the host's DRAM chase less the path the model adds (its own probe at the footprint,
@@ -443,13 +437,14 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
            << "\n";
         figures.push_back({"kernel_costs." + c.key, c.split_estimated ? "split" : (c.key == "syscall" ? "measured" : "solved"),
                            time_text(sp.median), time_text(sp.min), time_text(sp.max),
-                           c.how + (c.clamped ? " (some repeats solved below 0, kept at 0)" : "")});
+                           c.how + (c.clamped ? " (some repeats solved below 0, kept at 0)" : ""),
+                           time_text(c.estimate_ns)});
     }
     // Measured and not a kernel_costs key: checks of the model's predictions.
     auto check = [&](const std::string& key, const std::vector<double>& v, const std::string& from) {
         if (v.empty()) return;
         const spread sp = spread_of(v);
-        figures.push_back({key, "measured", time_text(sp.median), time_text(sp.min), time_text(sp.max), from});
+        figures.push_back({key, "measured", time_text(sp.median), time_text(sp.min), time_text(sp.max), from, ""});
     };
     check("check.pipe_round_trip_procs_1cpu", pipe_rt_procs, "perf bench sched pipe's loop between two processes on one CPU (a prediction's check, no key)");
     check("check.futex_round_trip_1cpu", futex1, "two threads handing a futex word back and forth on one CPU (no key)");
@@ -463,28 +458,16 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     ap << "calibration:\n";
-    ap << "  machine: " << yaml_quote(p0.description) << "\n";
-    ap << "  kernel: " << yaml_quote(std::string(u.release) + " " + u.version) << "\n";
-    ap << "  date: " << yaml_quote(date) << "\n";
+    ap << "  machine: " << platform::import::yaml_quoted(p0.description) << "\n";
+    ap << "  kernel: " << platform::import::yaml_quoted(std::string(u.release) + " " + u.version) << "\n";
+    ap << "  date: " << platform::import::yaml_quoted(date) << "\n";
     ap << "  repeats: " << s.repeat << "\n";
     ap << "  figures:\n";
     for (const auto& f : figures)
-        ap << "    - {key: " << yaml_quote(f.key) << ", status: " << f.status << ", median: " << f.median << ", min: " << f.min
-           << ", max: " << f.max << ", from: " << yaml_quote(f.from) << "}\n";
-    // What stays an estimate: the imported file's estimated: list (without what was measured) and the
-    // kernel costs no microbenchmark isolates.
+        ap << "    - {key: " << platform::import::yaml_quoted(f.key) << ", status: " << f.status << ", median: " << f.median << ", min: " << f.min
+           << ", max: " << f.max << ", from: " << platform::import::yaml_quoted(f.from) << "}\n";
+    // The kernel costs that stay estimates (the platform keys that do are the file's estimated: list).
     ap << "  estimates:\n";
-    {
-        const platform::import::import_request none = req;
-        std::istringstream est(platform::import::import_platform_yaml(none));
-        std::string line;
-        bool in_list = false;
-        while (std::getline(est, line)) {
-            if (line == "estimated:") in_list = true;
-            else if (in_list && line.rfind("  - ", 0) == 0) ap << "    - " << yaml_quote(line.substr(4)) << "\n";
-            else if (in_list) break;
-        }
-    }
     for (const char* k : {"remote_enqueue", "migrate", "io_submit", "io_complete", "acpi_dummy_wait"})
         ap << "    - kernel_costs." << k << "\n";
     if (!two)
@@ -497,32 +480,9 @@ int run_calibrate(const calibrate_settings& s, std::ostream& out) {
     char b[200];
     std::snprintf(b, sizeof b, "%-34s %12s %25s %12s\n", "figure", "median", "min - max", "estimate");
     out << b;
-    const auto est_of = [&](const std::string& key) -> std::string {
-        const auto& k = p0.kernel_costs;
-        static const std::map<std::string, double platform::kernel_cost_params::*> m = {
-            {"syscall", &platform::kernel_cost_params::syscall_ps},
-            {"pipe_write", &platform::kernel_cost_params::pipe_write_ps},
-            {"pipe_read", &platform::kernel_cost_params::pipe_read_ps},
-            {"unix_skb_alloc", &platform::kernel_cost_params::unix_skb_alloc_ps},
-            {"unix_skb_free", &platform::kernel_cost_params::unix_skb_free_ps},
-            {"context_switch", &platform::kernel_cost_params::context_switch_ps},
-            {"mm_switch", &platform::kernel_cost_params::mm_switch_ps},
-            {"wakeup", &platform::kernel_cost_params::wakeup_ps},
-            {"ipi_send", &platform::kernel_cost_params::ipi_send_ps},
-            {"ipi", &platform::kernel_cost_params::ipi_ps},
-            {"ipi_handler", &platform::kernel_cost_params::ipi_handler_ps},
-            {"idle_exit", &platform::kernel_cost_params::idle_exit_ps},
-            {"fork", &platform::kernel_cost_params::fork_ps},
-            {"clone", &platform::kernel_cost_params::clone_ps},
-            {"exit", &platform::kernel_cost_params::exit_ps},
-            {"exec", &platform::kernel_cost_params::exec_ps}};
-        const std::string name = key.substr(key.find('.') + 1);
-        const auto it = m.find(name);
-        return it == m.end() ? "" : time_text(k.*(it->second) / 1e3);
-    };
     for (const auto& f : figures) {
         std::snprintf(b, sizeof b, "%-34s %12s %25s %12s\n", f.key.c_str(), f.median.c_str(),
-                      (f.min + " - " + f.max).c_str(), f.key.rfind("kernel_costs.", 0) == 0 ? est_of(f.key).c_str() : "");
+                      (f.min + " - " + f.max).c_str(), f.estimate.c_str());
         out << b;
     }
     if (s.output.empty()) {

@@ -35,31 +35,31 @@ std::vector<solved_cost> decompose_costs(const host_costs& h, const model_residu
 
     std::vector<solved_cost> out;
     out.reserve(solved_cost_keys().size()); // add() hands out references into it: no reallocation
-    auto add = [&](const std::string& key, const std::string& how) -> solved_cost& {
-        out.push_back(solved_cost{key, std::vector<double>(n, 0.0), how});
+    auto add = [&](const std::string& key, const std::string& how, double estimate_ps) -> solved_cost& {
+        out.push_back(solved_cost{key, std::vector<double>(n, 0.0), how, estimate_ps / 1e3});
         return out.back();
     };
-    auto& sys = add("syscall", "getppid() per call");
-    auto& pw = add("pipe_write", "1-byte pipe write - syscall - the model's residual");
-    auto& pr = add("pipe_read", "1-byte pipe read - syscall - the model's residual");
-    auto& ua = add("unix_skb_alloc", "AF_UNIX write - syscall - pipe_write - the model's residual");
-    auto& uf = add("unix_skb_free", "AF_UNIX read - syscall - pipe_read - the model's residual");
-    auto& cs = add("context_switch", "sched_yield between two threads on one CPU, per switch - syscall - residual");
-    auto& mm = add("mm_switch", "the same between two processes - between two threads");
+    auto& sys = add("syscall", "getppid() per call", e.syscall_ps);
+    auto& pw = add("pipe_write", "1-byte pipe write - syscall - the model's residual", e.pipe_write_ps);
+    auto& pr = add("pipe_read", "1-byte pipe read - syscall - the model's residual", e.pipe_read_ps);
+    auto& ua = add("unix_skb_alloc", "AF_UNIX write - syscall - pipe_write - the model's residual", e.unix_skb_alloc_ps);
+    auto& uf = add("unix_skb_free", "AF_UNIX read - syscall - pipe_read - the model's residual", e.unix_skb_free_ps);
+    auto& cs = add("context_switch", "sched_yield between two threads on one CPU, per switch - syscall - residual", e.context_switch_ps);
+    auto& mm = add("mm_switch", "the same between two processes - between two threads", e.mm_switch_ps);
     auto& wk = add("wakeup", "(pipe round trip between two threads on one CPU - residual) / 2 - "
-                             "(2 syscall + pipe_write + pipe_read + context_switch)");
+                             "(2 syscall + pipe_write + pipe_read + context_switch)", e.wakeup_ps);
     auto& re = add("ipi_send", "(CPU time per pipe round trip between threads on two CPUs - residual) / 2 - "
-                               "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)");
+                               "(2 syscall + pipe_write + pipe_read + wakeup + context_switch)", e.ipi_send_ps);
     const std::string remote_how = "a share of (pipe round trip between threads on two CPUs - residual) / 2 - "
                                    "(2 syscall + pipe_write + pipe_read + wakeup + context_switch + ipi_send)";
-    auto& ipi = add("ipi", remote_how);
-    auto& ih = add("ipi_handler", remote_how);
-    auto& ie = add("idle_exit", remote_how);
-    auto& fk = add("fork", "fork() call in the parent - syscall");
-    auto& cl = add("clone", "pthread_create call - syscall");
+    auto& ipi = add("ipi", remote_how, e.ipi_ps);
+    auto& ih = add("ipi_handler", remote_how, e.ipi_handler_ps);
+    auto& ie = add("idle_exit", remote_how, e.idle_exit_ps);
+    auto& fk = add("fork", "fork() call in the parent - syscall", e.fork_ps);
+    auto& cl = add("clone", "pthread_create call - syscall", e.clone_ps);
     auto& ex = add("exit", "child's _exit to the parent's waitpid return - (syscall + wakeup + context_switch + "
-                           "mm_switch)");
-    auto& xc = add("exec", "execve to the new image's main - syscall");
+                           "mm_switch)", e.exit_ps);
+    auto& xc = add("exec", "execve to the new image's main - syscall", e.exec_ps);
     for (auto* s : {&ipi, &ih, &ie}) s->split_estimated = true;
 
     const double remote_est = e.ipi_ps + e.ipi_handler_ps + e.idle_exit_ps;

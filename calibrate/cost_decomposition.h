@@ -74,6 +74,7 @@ struct solved_cost {
     std::string key;             // kernel_costs key
     std::vector<double> ns;      // one value per repeat
     std::string how;             // the equation, in words
+    double estimate_ns = 0;      // what the estimated table (`estimates`) says
     bool split_estimated = false; // a share of a measured sum, split as the estimates are
     bool clamped = false;        // some repeat solved below zero
 };

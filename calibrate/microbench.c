@@ -83,6 +83,16 @@ static void full_read(int fd, void* b, size_t n) {
     if (read(fd, b, n) != (ssize_t)n) fail("read");
 }
 
+// Starts the other side of a hand-off in a thread, pins this one to CPU A and lets the other settle
+// on its CPU before the timing starts.
+static pthread_t start_partner(void* (*side)(void*)) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, side, NULL)) fail("pthread_create");
+    pin(cpu_a);
+    usleep(10000);
+    return t;
+}
+
 // --- syscall
 static void run_syscall(long n) {
     pin(cpu_a);
@@ -361,10 +371,7 @@ static void* futex_echo(void* arg) {
 static double futex_round_trips(long n) {
     fx_n = n;
     atomic_store(&fx_turn, 0);
-    pthread_t t;
-    if (pthread_create(&t, NULL, futex_echo, NULL)) fail("pthread_create");
-    pin(cpu_a);
-    usleep(10000);
+    const pthread_t t = start_partner(futex_echo);
     const double t0 = now_ns();
     for (long i = 0; i < n; ++i) {
         futex_give(1);
@@ -514,10 +521,7 @@ static void run_c2c(long n) {
     }
     bounce_n = n;
     atomic_store(&bounce_line, 0);
-    pthread_t t;
-    if (pthread_create(&t, NULL, bounce_echo, NULL)) fail("pthread_create");
-    pin(cpu_a);
-    usleep(10000);
+    const pthread_t t = start_partner(bounce_echo);
     const double t0 = now_ns();
     for (long i = 0; i < n; ++i) {
         atomic_store_explicit(&bounce_line, 2 * i + 1, memory_order_release);

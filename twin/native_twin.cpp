@@ -245,9 +245,8 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
         notes.push_back("the model's platform: " + s.platform_file);
     }
     const sim::experiment e = sim::read_experiment(experiment_file, overrides, s.command);
-    (void)checked;
 
-    // The native runs, each traced.
+    // The native runs.
     const double load = load_average();
     out << "twin --native: " << kernel_release() << ", load average " << load << "; " << s.repeat
         << " native run" << (s.repeat > 1 ? "s" : "") << " of:";

@@ -97,6 +97,8 @@ unsigned ways_for(std::uint64_t size, unsigned line, unsigned family_ways) {
     return 1;
 }
 
+} // namespace
+
 // A YAML double-quoted scalar: the text stays one value whatever it holds (a newline in --name or a
 // backslash in a CPU model string adds no key and breaks no line).
 std::string yaml_quoted(const std::string& text) {
@@ -116,8 +118,6 @@ std::string yaml_quoted(const std::string& text) {
     }
     return q + "\"";
 }
-
-} // namespace
 
 std::string write_platform_yaml(const machine_inventory& inv, const machine_shape& s, const family_values& f,
                                 const std::string& name, const std::map<std::string, measured_value>& measured,

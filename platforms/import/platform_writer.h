@@ -16,6 +16,9 @@
 
 namespace warmsched::platform::import {
 
+// A YAML double-quoted scalar: the text stays one value whatever it holds (control characters as \xNN).
+std::string yaml_quoted(const std::string& text);
+
 // `measured`: keys whose values were measured on the machine (calibrate): written with their comment and
 // left out of estimated:. `appendix`: top-level sections written after the body.
 std::string write_platform_yaml(const machine_inventory& inv, const machine_shape& shape,

@@ -48,15 +48,10 @@ bool cpu_executor::polls() const {
     return !busy_ && (k_.costs().idle_polling || (period_.open && period_.polling));
 }
 
-void cpu_executor::charge_ipi_send() {
-    if (const double c = k_.costs().ipi_send_ps; c > 0) charge(static_cast<ps_t>(c));
-}
-
 void cpu_executor::charge_deferred_ipi_sends() {
-    while (deferred_ipi_sends_) {
-        --deferred_ipi_sends_;
-        charge_ipi_send();
-    }
+    if (!deferred_ipi_send_ps_) return;
+    charge(deferred_ipi_send_ps_);
+    deferred_ipi_send_ps_ = 0;
 }
 
 bool cpu_executor::kick(ps_t sent_ps) {
@@ -319,7 +314,8 @@ void cpu_executor::wake(kernel_task& w, unsigned wake_flags) {
         // The IPI leaves when the ICR write completes: after the sender's ipi_send (charged if this kick
         // raised it; a remote resched inside try_to_wake_up may have raised it already).
         cpu_executor& target = k_.executor(r.cpu);
-        if (target.kick(h_.now() + ipi_send_delay(target))) charge_ipi_send();
+        const ps_t send = ipi_send_delay(target);
+        if (target.kick(h_.now() + send) && send) charge(send);
     } else { // the waker locks the remote run queue and enqueues
         charge(static_cast<ps_t>(c.remote_enqueue_ps));
         touch(k_.rq_line(r.cpu), true);

@@ -69,15 +69,13 @@ public:
     cpu_executor(const sc_core::sc_module_name& name, sim_kernel& k, models::hart& h, unsigned cpu);
 
     // Another CPU asks this one to look at its run queue: a reschedule IPI (or, to a polling idle CPU,
-    // a write to its polled flag), sent at the sender's local time `sent_ps`.
-    // An IPI (a reschedule, a wake list to flush) leaving at `sent_ps`; true when it raised a new one
-    // (the CPU does not poll and none was on its way), and the sender then charges kernel_costs.ipi_send
-    // (charge_ipi_send): the IPI leaves when the ICR write completes, at now + ipi_send_delay(target).
+    // a write to its polled flag) leaving the sender at `sent_ps`. True when it raised a new IPI (the CPU
+    // does not poll and none was on its way): the sender then pays ipi_send_delay(target), the ICR
+    // write (kernel_costs.ipi_send), and the IPI leaves when it completes: sent_ps = now + that delay.
     bool kick(models::ps_t sent_ps);
     models::ps_t ipi_send_delay(const cpu_executor& target) const;
-    void charge_ipi_send();
     // An IPI sent from inside the scheduler: its ipi_send is charged at the executor's next safe point.
-    void defer_ipi_send() { ++deferred_ipi_sends_; }
+    void defer_ipi_send(models::ps_t send) { deferred_ipi_send_ps_ += send; }
     bool polls() const; // idle and polling its need_resched flag (idle=poll or the POLL state)
     // The SMT sibling went idle or busy: re-plan the current chunk at the new speed.
     void sibling_changed() {
@@ -172,7 +170,7 @@ private:
     scheduler::nsec now_ns() const { return ns(h_.now()); }
 
     void charge_deferred_ipi_sends();
-    unsigned deferred_ipi_sends_ = 0;
+    models::ps_t deferred_ipi_send_ps_ = 0;
 
     sim_kernel& k_;
     models::hart& h_;

@@ -248,7 +248,8 @@ void sim_kernel::kick_cpu(unsigned cpu) {
     // completes (kernel_costs.ipi_send), and that time is charged to the sender when the scheduler has
     // returned (charging here could end the hart's quantum mid-call).
     cpu_executor& sender = *executors_[running_cpu_];
-    if (executors_[cpu]->kick(sender.now() + sender.ipi_send_delay(*executors_[cpu]))) sender.defer_ipi_send();
+    const models::ps_t send = sender.ipi_send_delay(*executors_[cpu]);
+    if (executors_[cpu]->kick(sender.now() + send)) sender.defer_ipi_send(send);
 }
 
 void sim_kernel::arm_sched_timer(unsigned cpu, scheduler::nsec expiry) {
