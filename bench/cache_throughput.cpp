@@ -2,6 +2,7 @@
 // through the full path a workload uses (hart -> TLM -> core L1/L2 -> LLC -> fabric -> directory ->
 // memory). Streams: hit-dominated (L1), L2, LLC, and miss-dominated (DRAM). Usage:
 //   build/bench/cache_throughput [platform] [million-accesses] [stream index 0-3, default all]
+// Under each stream, the host structures the model visited per access (models/common/host_visits.h).
 // Results are recorded in docs/performance.md.
 #include "models/common/run_simulation.h"
 #include "models/system/machine.h"
@@ -45,6 +46,7 @@ int sc_main(int argc, char* argv[]) {
                 h.load(region + i * 64); // warm
             std::vector<std::uint32_t> order(1 << 16);
             for (auto& o : order) o = static_cast<std::uint32_t>(rng() % lines);
+            const models::host_visits before = m.visits();
             const auto t0 = std::chrono::steady_clock::now();
             for (std::uint64_t i = 0; i < n; ++i) {
                 const std::uint64_t line =
@@ -57,6 +59,7 @@ int sc_main(int argc, char* argv[]) {
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::printf("%-22s %12llu %10.3f %14.0f\n", s.name, static_cast<unsigned long long>(n), wall,
                         n / wall);
+            std::printf("  host work %s\n", m.visits().since(before).per_access().c_str());
             region += 1ull << 40;
         }
     });

@@ -12,6 +12,7 @@
 #include "models/cache/cache_stats.h"
 #include "models/cache/tag_array.h"
 #include "models/common/access_observer.h"
+#include "models/common/host_visits.h"
 #include "models/common/line_map.h"
 #include "models/common/mem_txn.h"
 #include "models/memory/address_map.h"
@@ -59,6 +60,12 @@ public:
     std::uint64_t holder_ports(std::uint64_t line) const;
     // Told of every line evicted from the tag array for room (nullptr: nobody).
     void set_observer(access_observer* o) { observer_ = o; }
+    // Host work (models/common/host_visits.h): set scans, snoop-filter lookups, observer calls.
+    void add_visits(host_visits& v) const {
+        v.tag_sets += tags_.set_visits();
+        v.line_records += domain_.visits();
+        v.observer_calls += observer_calls_;
+    }
 
 private:
     struct domain_line {
@@ -91,6 +98,7 @@ private:
     cache_stats stats_;
     txn_payload home_, notify_, snoop_;
     access_observer* observer_ = nullptr;
+    std::uint64_t observer_calls_ = 0;
     std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the core request in progress is for
 };
 

@@ -26,6 +26,7 @@ tag_array::tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned 
 
 tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {
     assert(find(line) < 0 && s != line_state::invalid);
+    ++set_visits_;
     const std::size_t base = set_of(line) * assoc_;
     unsigned way = assoc_;
     for (unsigned w = 0; w < assoc_; ++w)
@@ -64,6 +65,7 @@ void tag_array::renumber_stamps() {
 }
 
 line_state tag_array::invalidate(std::uint64_t line) {
+    ++set_visits_;
     const std::size_t base = set_of(line) * assoc_;
     for (unsigned w = 0; w < assoc_; ++w)
         if (tags_[base + w] == line) {

@@ -42,6 +42,7 @@ public:
 
     // Way index of `line` or -1. find() does not update replacement state; touch() does.
     int find(std::uint64_t line) const {
+        ++set_visits_;
         const std::size_t base = set_of(line) * assoc_;
         for (unsigned w = 0; w < assoc_; ++w)
             if (tags_[base + w] == line) return static_cast<int>(w);
@@ -53,6 +54,7 @@ public:
 
     // Slot-based access for hot paths: slot() finds a line once (-1 on a miss), the *_at calls use the slot.
     long slot(std::uint64_t line) const {
+        ++set_visits_;
         const std::size_t base = set_of(line) * assoc_;
         for (unsigned w = 0; w < assoc_; ++w)
             if (tags_[base + w] == line) return static_cast<long>(base + w);
@@ -64,6 +66,7 @@ public:
 
     // Looks up and, on a hit, marks the line most recently used. Returns the state (invalid on a miss).
     line_state access(std::uint64_t line) {
+        ++set_visits_;
         const std::size_t base = set_of(line) * assoc_;
         for (unsigned w = 0; w < assoc_; ++w)
             if (tags_[base + w] == line) {
@@ -89,6 +92,8 @@ public:
     unsigned associativity() const { return assoc_; }
     std::uint64_t capacity_lines() const { return sets_ * assoc_; }
     std::uint64_t occupancy() const; // valid lines (for tests and stats)
+    // Host work: the set scans made so far (find, slot, access, insert, invalidate), for the benchmarks.
+    std::uint64_t set_visits() const { return set_visits_; }
 
 private:
     std::uint32_t next_stamp() {
@@ -108,6 +113,7 @@ private:
     bool pow2_;
     bool random_;
     std::uint32_t clock_ = 0;
+    mutable std::uint64_t set_visits_ = 0;
     std::vector<std::uint64_t> tags_;
     std::vector<std::uint32_t> stamps_;
     std::vector<line_state> states_;

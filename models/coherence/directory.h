@@ -50,6 +50,7 @@ public:
     void add_stats(stats::group& g) const;
     // Sharer mask and owner (-1: none) of a line, for tests.
     std::uint64_t sharers(std::uint64_t line) const;
+    std::uint64_t line_record_visits() const { return lines_.visits(); } // host work, for the benchmarks
     int owner(std::uint64_t line) const;
 
 private:

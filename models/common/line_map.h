@@ -17,6 +17,7 @@ public:
     explicit line_map(std::size_t expected = 1024) { rehash(capacity_for(expected)); }
 
     V* find(std::uint64_t key) {
+        ++visits_;
         for (std::size_t i = slot(key);; i = (i + 1) & mask_) {
             if (keys_[i] == key) return &values_[i];
             if (keys_[i] == empty_key) return nullptr;
@@ -26,6 +27,7 @@ public:
 
     // Returns the value of `key`, inserting a default-constructed one if absent.
     V& operator[](std::uint64_t key) {
+        ++visits_;
         for (std::size_t i = slot(key);; i = (i + 1) & mask_) {
             if (keys_[i] == key) return values_[i];
             if (keys_[i] == empty_key) {
@@ -42,6 +44,7 @@ public:
     }
 
     bool erase(std::uint64_t key) {
+        ++visits_;
         std::size_t i = slot(key);
         for (;; i = (i + 1) & mask_) {
             if (keys_[i] == empty_key) return false;
@@ -65,6 +68,8 @@ public:
 
     std::size_t size() const { return size_; }
     std::size_t capacity() const { return keys_.size(); } // slots (each a key and a value)
+    // Host work: the lookups made so far (find, [], erase), for the benchmarks.
+    std::uint64_t visits() const { return visits_; }
 
 private:
     static std::size_t capacity_for(std::size_t n) {
@@ -89,8 +94,10 @@ private:
         shift_ = 64;
         for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
         size_ = 0;
+        const std::uint64_t visits = visits_; // moving the entries is not a lookup
         for (std::size_t i = 0; i < old_keys.size(); ++i)
             if (old_keys[i] != empty_key) (*this)[old_keys[i]] = old_values[i];
+        visits_ = visits;
     }
 
     std::vector<std::uint64_t> keys_;
@@ -98,6 +105,7 @@ private:
     std::size_t mask_ = 0;
     unsigned shift_ = 60;
     std::size_t size_ = 0;
+    mutable std::uint64_t visits_ = 0;
 };
 
 } // namespace warmsched::models

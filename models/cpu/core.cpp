@@ -154,7 +154,7 @@ void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
     down_.txn.dirty = dirty;
     down_.txn.task = cur_task_;
     down_.txn.cpu = cur_cpu_;
-    if (observer_) observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
+    if (observer_) ++observer_calls_, observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
     sc_core::sc_time d = at; // evictions are off the critical path
     llc_side->b_transport(down_.gp, d);
 }
@@ -180,6 +180,11 @@ void core::snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
     t->had_line = found;
     t->dirty = dirty;
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void core::add_visits(host_visits& v) const {
+    for (const auto& tags : levels_) v.tag_sets += tags.set_visits();
+    v.observer_calls += observer_calls_;
 }
 
 void core::add_stats(stats::group& g) const {

@@ -9,6 +9,7 @@
 #include "models/cache/cache_stats.h"
 #include "models/cache/tag_array.h"
 #include "models/common/access_observer.h"
+#include "models/common/host_visits.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>
@@ -60,6 +61,8 @@ public:
     // told of each (put); they count as the last level's evictions (and writebacks when dirty). Returns the
     // lines flushed.
     std::uint64_t flush_private(const sc_core::sc_time& at);
+    // Host work (models/common/host_visits.h): the private levels' set scans, observer calls.
+    void add_visits(host_visits& v) const;
 
 private:
     void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -82,6 +85,7 @@ private:
     std::vector<cache_stats> stats_;
     txn_payload down_;
     access_observer* observer_ = nullptr;
+    std::uint64_t observer_calls_ = 0;
     std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the access in progress is for (slow path only)
 };
 

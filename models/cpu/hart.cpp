@@ -29,14 +29,18 @@ sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
     sc_core::sc_time delay = qk_.get_local_time();
     const sc_core::sc_time start = delay;
     mem->b_transport(req_.gp, delay);
+    ++visits_.accesses;
+    if (req_.txn.source != mem_source::l1) ++visits_.l1_misses;
     const sc_core::sc_time lat = delay - start;
     last_sampled_ = lat;
     last_sampled_source_ = req_.txn.source;
     const int src = static_cast<int>(req_.txn.source);
     ++stats_.accesses[src];
     stats_.latency_ps[src] += lat.value();
-    if (observer_ && req_.txn.source != mem_source::l1)
+    if (observer_ && req_.txn.source != mem_source::l1) {
+        ++visits_.observer_calls;
         observer_->missed(p_.cpu, req_.txn.task, req_.txn.line, req_.txn.source, lat.value());
+    }
     return lat;
 }
 
@@ -95,6 +99,12 @@ void hart::extrapolate_since(const hart_stats& before, double factor) {
         stats_.latency_ps[s] += static_cast<std::uint64_t>(
             std::llround(static_cast<double>(stats_.latency_ps[s] - before.latency_ps[s]) * extra));
     }
+}
+
+void hart::add_visits(host_visits& v) const {
+    v.accesses += visits_.accesses;
+    v.l1_misses += visits_.l1_misses;
+    v.observer_calls += visits_.observer_calls;
 }
 
 void hart::compute_cycles(std::uint64_t cycles) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/common/access_observer.h"
+#include "models/common/host_visits.h"
 #include "base/stats/stats_group.h"
 #include "models/common/mem_txn.h"
 
@@ -71,6 +72,8 @@ public:
     mem_source last_source() const { return req_.txn.source; }
     const hart_params& params() const { return p_; }
     const hart_stats& stats() const { return stats_; }
+    // Host work (models/common/host_visits.h): accesses sent to the core, their L1 misses, observer calls.
+    void add_visits(host_visits& v) const;
     // Its stats group (system.cpuN): accesses and their summed latency by the level that served them.
     void add_stats(stats::group& g) const;
     // Counts the accesses made since `before` `factor` times over: each stood for `factor` accesses
@@ -89,6 +92,7 @@ private:
     mem_source last_sampled_source_ = mem_source::l1;
     tlm_utils::tlm_quantumkeeper qk_;
     hart_stats stats_;
+    host_visits visits_;
     access_observer* observer_ = nullptr;
     std::vector<ps_t> inflight_; // stream(): completion times of the misses in flight, a min-heap (kept to reuse)
 };

@@ -29,6 +29,7 @@ public:
 
     // Reserves `bytes` for a transfer that wants to start at `t_ps`; returns its queueing delay in ps.
     std::uint64_t reserve(std::uint64_t t_ps, double bytes) {
+        ++reservations_;
         total_bytes_ += bytes;
         const std::uint64_t horizon = mask_ + 1;
         std::uint64_t b = std::max(t_ps / bucket_ps_, base_);
@@ -57,6 +58,7 @@ public:
 
     double total_bytes() const { return total_bytes_; }
     std::uint64_t queued_ps() const { return queued_ps_; }
+    std::uint64_t reservations() const { return reservations_; } // host work, for the benchmarks
 
 private:
     static constexpr std::uint64_t no_bucket = ~std::uint64_t{0};
@@ -122,6 +124,7 @@ private:
     bool any_demand_ = false;
     double total_bytes_ = 0;
     std::uint64_t queued_ps_ = 0;
+    std::uint64_t reservations_ = 0;
     double background_ = 0; // bytes/ps of steady flows
 };
 

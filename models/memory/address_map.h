@@ -28,6 +28,7 @@ public:
     void place(std::uint64_t addr, std::uint64_t bytes, unsigned node);
     unsigned node_of_controller(unsigned mc) const { return node_of_controller_[mc]; }
     std::uint64_t line_size() const { return line_size_; }
+    std::uint64_t line_record_visits() const { return page_node_.visits(); } // host work, for the benchmarks
 
 private:
     std::uint64_t line_size_, page_size_, interleave_;

@@ -133,6 +133,18 @@ void machine::set_access_observer(access_observer* o) {
     for (auto& l : llcs_) l->set_observer(o);
 }
 
+host_visits machine::visits() const {
+    host_visits v;
+    for (const auto& h : harts_) h->add_visits(v);
+    for (const auto& c : cores_) c->add_visits(v);
+    for (const auto& l : llcs_) l->add_visits(v);
+    for (const auto& d : homes_) v.line_records += d->line_record_visits();
+    v.line_records += addresses_.line_record_visits();
+    for (unsigned i = 0; i < fabric_->num_links(); ++i) v.link_buckets += fabric_->link(i).reservations();
+    for (const auto& m : memories_) v.link_buckets += m->channels().reservations();
+    return v;
+}
+
 void machine::add_stats(stats::group& system) const {
     for (const auto& h : harts_) h->add_stats(system.child(h->basename()));
     for (const auto& c : cores_) c->add_stats(system.child(c->basename()));

@@ -61,6 +61,8 @@ public:
     unsigned line_size() const { return p_.caches.front().line_size; }
     // Connects (nullptr: disconnects) an observer of misses and evictions to every hart, core and LLC.
     void set_access_observer(access_observer* o);
+    // The host work of every model so far (models/common/host_visits.h), for the benchmarks.
+    host_visits visits() const;
 
 private:
     platform::platform_params p_;
