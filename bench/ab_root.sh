@@ -12,6 +12,8 @@
 #   clovertown-e5335-2s:  -- cyclictest -n -p 90 -t 8 -i 100 -d 100 -D 0.01
 #   hardware probes (no scheduler): `probe c2c --sample 40` and `probe latency --max-footprint 64MiB` on
 #   zen3-5950x and genoa-9654-2s, `probe migrate` on zen3-5950x (their lines sit at high addresses)
+#   genoa-9654-2s: -- hackbench -p -g 24 -l 10; emr-8580-2s-snc2: -- hackbench -p -g 12 -l 20 (EEVDF: the
+#   cross-socket, quadrant and mesh paths, and Intel's non-inclusive LLC)
 #   grouped (zen3-5950x): a 2/2 cgroup tree, each level-1 group limited to 2 CPUs ("2000 1000": both
 #   are throttled in nearly every 1 ms period), hackbench -p -g 1 -l 60 per leaf, under the per-cfs_rq
 #   and (EEVDF) the task-based throttle models
@@ -20,7 +22,7 @@
 # Path-only differences are normalised: the results directory in the "results:" line and in the
 # recorded command line (config.yaml's header, the JSON files' "run"), and the source tree of the
 # default experiment named in config.yaml's header.
-# Takes about 30 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
+# Takes about 45 s on a quiet 2-core host. Prints one line per run; exits 1 on any difference
 # (the first 40 lines of each diff are printed), 2 on a bad invocation or a failed run.
 # Scratch files go to ${AB_OUT:-/tmp/ab_root.$$} (kept on a difference, removed otherwise).
 set -u
@@ -31,6 +33,9 @@ fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 base=$(cd "$1" && pwd)/warmsched
 new=$(cd "$2" && pwd)/warmsched
+# The sides' directories are base/ and test/: names of one length, so that the sizes in manifest.txt of
+# files that record the --out path agree.
+test=$new
 for b in "$base" "$new"; do
     [ -x "$b" ] || { echo "ab_root: no executable $b" >&2; exit 2; }
 done
@@ -43,7 +48,7 @@ status=0
 run() {
     name=$1
     shift
-    for side in base new; do
+    for side in base test; do
         eval "bin=\$$side"
         dir="$work/$side"
         mkdir -p "$dir"
@@ -64,9 +69,9 @@ run() {
             return
         fi
     done
-    d=$(diff -r "$work/base/$name" "$work/new/$name" 2>&1;
-        diff "$work/base/$name.stdout" "$work/new/$name.stdout";
-        diff "$work/base/$name.stderr" "$work/new/$name.stderr")
+    d=$(diff -r "$work/base/$name" "$work/test/$name" 2>&1;
+        diff "$work/base/$name.stdout" "$work/test/$name.stdout";
+        diff "$work/base/$name.stderr" "$work/test/$name.stderr")
     if [ -z "$d" ]; then
         echo "same     $name"
     else
@@ -94,12 +99,15 @@ for k in cfs eevdf; do
     run "grouped-$k" --kernel "$k" "$grouped"
 done
 run "grouped-task-based-eevdf" --kernel eevdf "$grouped" --feature TASK_BASED_THROTTLE=on
+# cross-socket and mesh paths: 24 LLCs and 8 homes over two sockets; Intel's non-inclusive LLC, SNC-2
+run "hackbench-genoa-eevdf" --kernel eevdf --platform genoa-9654-2s -- hackbench -p -g 24 -l 10
+run "hackbench-emr-snc2-eevdf" --kernel eevdf --platform emr-8580-2s-snc2 -- hackbench -p -g 12 -l 20
 
 # probe NAME ARGS...: a hardware probe with both binaries; its stdout compared
 probe() {
     name=$1
     shift
-    for side in base new; do
+    for side in base test; do
         eval "bin=\$$side"
         mkdir -p "$work/$side"
         if ! "$bin" probe "$@" > "$work/$side/$name.stdout" 2> "$work/$side/$name.stderr"; then
@@ -108,11 +116,11 @@ probe() {
             return
         fi
     done
-    if cmp -s "$work/base/$name.stdout" "$work/new/$name.stdout"; then
+    if cmp -s "$work/base/$name.stdout" "$work/test/$name.stdout"; then
         echo "same     $name"
     else
         echo "DIFFERS  $name"
-        diff "$work/base/$name.stdout" "$work/new/$name.stdout" | head -40 | sed 's/^/    /'
+        diff "$work/base/$name.stdout" "$work/test/$name.stdout" | head -40 | sed 's/^/    /'
         [ $status -eq 0 ] && status=1
     fi
 }

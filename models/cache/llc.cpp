@@ -1,6 +1,9 @@
 // Last-level cache domain; see llc.h.
 #include "models/cache/llc.h"
 
+#include "models/cpu/core.h"
+#include "models/fabric/fabric.h"
+
 #include <cassert>
 
 namespace warmsched::models {
@@ -14,13 +17,16 @@ inline unsigned lowest(std::uint64_t mask) {
 } // namespace
 
 llc::llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses)
-    : sc_module(name), cpu_side("cpu_side"), snoop_out("snoop_out"), mem_side("mem_side"),
-      snoop_in("snoop_in"), p_(p), addresses_(addresses),
+    : sc_module(name), p_(p), addresses_(addresses),
       tags_(p.size, p.associativity, p.line_size, p.random_replacement, p.seed, p.set_sampling),
       domain_(4096) {
     assert(p.cores.size() <= 64);
-    cpu_side.register_b_transport(this, &llc::core_request);
-    snoop_in.register_b_transport(this, &llc::home_snoop);
+}
+
+void llc::connect(std::vector<core*> cores, fabric& f) {
+    assert(cores.size() == p_.cores.size());
+    cores_ = std::move(cores);
+    fabric_ = &f;
 }
 
 std::uint64_t llc::holder_ports(std::uint64_t line) const {
@@ -28,29 +34,25 @@ std::uint64_t llc::holder_ports(std::uint64_t line) const {
     return it == nullptr ? 0 : it->ports;
 }
 
-void llc::core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    mem_txn& t = *gp.get_extension<mem_txn>();
-    const unsigned p = static_cast<unsigned>(port);
+ps_t llc::core_request(unsigned port, mem_txn& t, ps_t at) {
     cur_task_ = t.task;
     cur_cpu_ = t.cpu;
     switch (t.op) {
     case mem_op::get_shared:
-        delay += ps_time(read(p, t, delay));
-        break;
+        return read(port, t, at);
     case mem_op::get_exclusive:
     case mem_op::upgrade:
-        delay += ps_time(write(p, t, delay));
-        break;
+        return write(port, t, at);
     case mem_op::put:
-        put(p, t, delay);
-        break;
+        put(port, t, at);
+        return 0;
     default:
         assert(false && "unexpected request at the LLC");
+        return 0;
     }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
+ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     const std::uint64_t line = t.line;
     ps_t lat = p_.latency_ps;
     domain_line* it = domain_.find(line);
@@ -69,7 +71,7 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
             t.granted = line_state::shared;
             lat += p_.peer_snoop_ps;
             if (dirty)
-                insert(line, line_state::modified, at + ps_time(lat)); // the dirty data goes to the LLC
+                insert(line, line_state::modified, at + lat); // the dirty data goes to the LLC
             return lat;
         }
         const int way = tags_.find(line);
@@ -103,19 +105,19 @@ ps_t llc::read(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
         }
     }
     ++stats_.misses;
-    lat += to_home(mem_op::get_shared, line, at + ps_time(lat));
-    t.source = home_.txn.source;
-    t.granted = home_.txn.granted;
+    lat += to_home(mem_op::get_shared, line, at + lat);
+    t.source = home_.source;
+    t.granted = home_.granted;
     domain_line& d = domain_[line];
     d.ports |= bit(port);
-    d.exclusive = home_.txn.granted != line_state::shared;
+    d.exclusive = home_.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert_absent(line, home_.txn.granted, at + ps_time(lat));
+        insert_absent(line, home_.granted, at + lat);
     return lat;
 }
 
-ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
+ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
     const std::uint64_t line = t.line;
     ps_t lat = p_.latency_ps;
     const bool core_had_data = t.op == mem_op::upgrade;
@@ -157,19 +159,19 @@ ps_t llc::write(unsigned port, mem_txn& t, const sc_core::sc_time& at) {
         ++stats_.upgrades;
     else
         ++stats_.misses;
-    lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, at + ps_time(lat));
-    if (!have_data || core_had_data) t.source = home_.txn.source;
+    lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, at + lat);
+    if (!have_data || core_had_data) t.source = home_.source;
     domain_line& d = domain_[line];
     d.ports = bit(port);
     d.owner = static_cast<int>(port);
     d.exclusive = true;
     t.granted = line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert_absent(line, line_state::modified, at + ps_time(lat));
+        insert_absent(line, line_state::modified, at + lat);
     return lat;
 }
 
-void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
+void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     const std::uint64_t line = t.line;
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
@@ -187,7 +189,7 @@ void llc::put(unsigned port, const mem_txn& t, const sc_core::sc_time& at) {
     insert_absent(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
 }
 
-void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+void llc::insert(std::uint64_t line, line_state s, ps_t at) {
     const int way = tags_.find(line);
     if (way >= 0) {
         if (s == line_state::modified) tags_.set_state(line, way, s);
@@ -197,12 +199,12 @@ void llc::insert(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     insert_absent(line, s, at);
 }
 
-void llc::insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+void llc::insert_absent(std::uint64_t line, line_state s, ps_t at) {
     const tag_array::victim v = tags_.insert(line, s);
     if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
 }
 
-void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+void llc::evicted(std::uint64_t line, line_state s, ps_t at) {
     ++stats_.evictions;
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
@@ -227,52 +229,38 @@ void llc::evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at) 
 }
 
 bool llc::snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty) {
-    snoop_.txn.op = op;
-    snoop_.txn.line = line;
-    snoop_.txn.had_line = false;
-    snoop_.txn.dirty = false;
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    snoop_out[port]->b_transport(snoop_.gp, d);
-    dirty = snoop_.txn.dirty;
-    return snoop_.txn.had_line;
+    return cores_[port]->snoop(op, line, dirty);
 }
 
-ps_t llc::to_home(mem_op op, std::uint64_t line, const sc_core::sc_time& at) {
-    home_.txn.op = op;
-    home_.txn.line = line;
-    home_.txn.llc = p_.index;
-    home_.txn.target = addresses_.home(line, p_.node);
-    home_.txn.dirty = false;
-    home_.txn.data_direct = false;
-    home_.txn.granted = line_state::invalid;
-    home_.txn.source = mem_source::llc; // unless the home says the data came from elsewhere
-    sc_core::sc_time d = at;
-    mem_side->b_transport(home_.gp, d);
-    return (d - at).value();
+ps_t llc::to_home(mem_op op, std::uint64_t line, ps_t at) {
+    home_.op = op;
+    home_.line = line;
+    home_.llc = p_.index;
+    home_.target = addresses_.home(line, p_.node);
+    home_.dirty = false;
+    home_.data_direct = false;
+    home_.granted = line_state::invalid;
+    home_.source = mem_source::llc; // unless the home says the data came from elsewhere
+    return fabric_->from_llc(p_.index, home_, at);
 }
 
-void llc::notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
-    notify_.txn.op = op;
-    notify_.txn.line = line;
-    notify_.txn.llc = p_.index;
-    notify_.txn.target = addresses_.home(line, p_.node);
-    notify_.txn.dirty = dirty;
-    sc_core::sc_time d = at; // posted: off the requester's critical path
-    mem_side->b_transport(notify_.gp, d);
+void llc::notify_home(mem_op op, std::uint64_t line, bool dirty, ps_t at) {
+    notify_.op = op;
+    notify_.line = line;
+    notify_.llc = p_.index;
+    notify_.target = addresses_.home(line, p_.node);
+    notify_.dirty = dirty;
+    fabric_->from_llc(p_.index, notify_, at); // posted: off the requester's critical path
 }
 
-void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    mem_txn& t = *gp.get_extension<mem_txn>();
+ps_t llc::home_snoop(mem_txn& t, ps_t) {
     const std::uint64_t line = t.line;
     ++stats_.snoops;
     ps_t lat = p_.latency_ps;
     domain_line* it = domain_.find(line);
     t.had_line = it != nullptr;
     t.dirty = false;
-    if (!t.had_line) {
-        delay += ps_time(lat);
-        return;
-    }
+    if (!t.had_line) return lat;
     const bool invalidate = t.op == mem_op::snoop_invalidate;
     bool dirty = false;
     const int way = tags_.find(line);
@@ -301,8 +289,7 @@ void llc::home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         it->owner = -1;
     }
     t.dirty = dirty;
-    delay += ps_time(lat);
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return lat;
 }
 
 } // namespace warmsched::models

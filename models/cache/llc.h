@@ -7,6 +7,12 @@
 //   non_inclusive  filled by lines the cores evict; keeps lines on hits (Intel Skylake-SP and later)
 //   victim         filled by lines the cores evict; a hit moves the line up to the core (AMD Zen)
 // Not modelled: slices and their hashing, prefetchers, the LLC's own bandwidth.
+//
+// The direct path. Below the harts, the models call each other directly -- core -> llc -> fabric ->
+// directory -> memory_controller, and the snoops back (directory -> fabric -> llc -> core) -- through
+// plain member functions bound once at elaboration (models/system/machine.cpp), with absolute times in
+// picoseconds. A transaction is a models::mem_txn passed by reference; each call returns its latency.
+// TLM-2.0 stays at the boundary where programs enter the model: a hart's socket into its core.
 #pragma once
 
 #include "models/cache/cache_stats.h"
@@ -19,10 +25,6 @@
 #include "platforms/platform_params.h"
 
 #include <systemc>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 namespace warmsched::models {
 
@@ -41,14 +43,20 @@ struct llc_params {
     unsigned set_sampling = 1;
 };
 
+class core;
+class fabric;
+
 class llc : public sc_core::sc_module {
 public:
-    tlm_utils::multi_passthrough_target_socket<llc> cpu_side;     // requests and evictions from cores
-    tlm_utils::multi_passthrough_initiator_socket<llc> snoop_out; // snoops to the cores (same port order)
-    tlm_utils::simple_initiator_socket<llc> mem_side;             // requests to home directories
-    tlm_utils::simple_target_socket<llc> snoop_in;                // snoops from home directories
-
     llc(const sc_core::sc_module_name& name, const llc_params& p, address_map& addresses);
+    // Elaboration: the cores under it in port order (p.cores), and the fabric to the homes.
+    void connect(std::vector<core*> cores, fabric& f);
+
+    // A request (get_shared, get_exclusive, upgrade) or an eviction notice (put) from the core on `port`
+    // at absolute time `at`; returns its latency (0 for a put, which is posted).
+    ps_t core_request(unsigned port, mem_txn& t, ps_t at);
+    // A snoop from a home directory (through the fabric) at `at`; returns the time the LLC takes.
+    ps_t home_snoop(mem_txn& t, ps_t at);
 
     const llc_params& params() const { return p_; }
     const cache_stats& stats() const { return stats_; }
@@ -74,29 +82,29 @@ private:
         bool exclusive = false;  // the home directory granted this domain E or M
     };
 
-    void core_request(int port, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-    void home_snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-
-    ps_t read(unsigned port, mem_txn& t, const sc_core::sc_time& at);
-    ps_t write(unsigned port, mem_txn& t, const sc_core::sc_time& at);
-    void put(unsigned port, const mem_txn& t, const sc_core::sc_time& at);
+    // `at` is absolute (ps).
+    ps_t read(unsigned port, mem_txn& t, ps_t at);
+    ps_t write(unsigned port, mem_txn& t, ps_t at);
+    void put(unsigned port, const mem_txn& t, ps_t at);
     // Inserts a line into the tag array and deals with the line it displaces.
-    void insert(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    void insert(std::uint64_t line, line_state s, ps_t at);
     // The same for a line known to be absent from the tag array.
-    void insert_absent(std::uint64_t line, line_state s, const sc_core::sc_time& at);
-    void evicted(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    void insert_absent(std::uint64_t line, line_state s, ps_t at);
+    void evicted(std::uint64_t line, line_state s, ps_t at);
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);
     // A request to the line's home directory; returns its latency.
-    ps_t to_home(mem_op op, std::uint64_t line, const sc_core::sc_time& at);
-    void notify_home(mem_op op, std::uint64_t line, bool dirty, const sc_core::sc_time& at);
+    ps_t to_home(mem_op op, std::uint64_t line, ps_t at);
+    void notify_home(mem_op op, std::uint64_t line, bool dirty, ps_t at);
 
     llc_params p_;
     address_map& addresses_;
     tag_array tags_;
     line_map<domain_line> domain_;
     cache_stats stats_;
-    txn_payload home_, notify_, snoop_;
+    std::vector<core*> cores_; // by port
+    fabric* fabric_ = nullptr;
+    mem_txn home_, notify_;
     access_observer* observer_ = nullptr;
     std::uint64_t observer_calls_ = 0;
     std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the core request in progress is for

@@ -1,6 +1,10 @@
 // Home directory; see directory.h.
 #include "models/coherence/directory.h"
 
+#include "models/fabric/fabric.h"
+#include "models/memory/memory_controller.h"
+
+#include <algorithm>
 #include <cassert>
 
 namespace warmsched::models {
@@ -13,12 +17,9 @@ inline unsigned lowest(std::uint64_t mask) {
 }
 } // namespace
 
-directory::directory(const sc_core::sc_module_name& name, const directory_params& p,
-                     std::function<ps_t(unsigned, unsigned)> distance)
-    : sc_module(name), fabric_side("fabric_side"), snoop_out("snoop_out"), memory_side("memory_side"), p_(p),
-      distance_(std::move(distance)) {
-    fabric_side.register_b_transport(this, &directory::b_transport);
-}
+directory::directory(const sc_core::sc_module_name& name, const directory_params& p, fabric& f,
+                     memory_controller& memory)
+    : sc_module(name), p_(p), fabric_(f), memory_(memory) {}
 
 std::uint64_t directory::sharers(std::uint64_t line) const {
     const entry* it = lines_.find(line);
@@ -34,7 +35,8 @@ unsigned directory::supplier(const entry& e, std::uint64_t others, unsigned requ
     if (e.owner >= 0 && (others >> e.owner & 1)) return static_cast<unsigned>(e.owner);
     unsigned from = lowest(others);
     for (std::uint64_t m = others; m; m &= m - 1)
-        if (distance_(lowest(m), requester) < distance_(from, requester)) from = lowest(m);
+        if (fabric_.llc_to_llc_ps(lowest(m), requester) < fabric_.llc_to_llc_ps(from, requester))
+            from = lowest(m);
     return from;
 }
 
@@ -43,17 +45,16 @@ mem_source directory::remote_source(unsigned from_llc, unsigned to_llc) const {
                                                             : mem_source::remote_socket;
 }
 
-void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    mem_txn& t = *gp.get_extension<mem_txn>();
+ps_t directory::request(mem_txn& t, ps_t at) {
     ++stats_.requests;
-    delay += ps_time(p_.lookup_ps);
+    ps_t now = at + p_.lookup_ps;
     switch (t.op) {
     case mem_op::get_shared:
-        get_shared(t, delay);
+        get_shared(t, now);
         break;
     case mem_op::get_exclusive:
     case mem_op::upgrade:
-        get_exclusive(t, delay);
+        get_exclusive(t, now);
         break;
     case mem_op::put: {
         entry* it = lines_.find(t.line);
@@ -62,29 +63,29 @@ void directory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
             if (it->owner == static_cast<int>(t.llc)) it->owner = -1;
             if (it->sharers == 0) lines_.erase(t.line);
         }
-        if (t.dirty) memory(mem_op::mem_write, t.line, delay);
+        if (t.dirty) memory(mem_op::mem_write, now);
         break;
     }
     case mem_op::writeback:
-        memory(mem_op::mem_write, t.line, delay);
+        memory(mem_op::mem_write, now);
         break;
     default:
         assert(false && "unexpected request at the directory");
     }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return now - at;
 }
 
-void directory::get_shared(mem_txn& t, sc_core::sc_time& delay) {
+void directory::get_shared(mem_txn& t, ps_t& now) {
     entry& e = lines_[t.line];
     const unsigned r = t.llc;
     const std::uint64_t others = e.sharers & ~bit(r);
     if (others) {
         const unsigned from = supplier(e, others, r);
-        const mem_txn& reply = snoop(mem_op::snoop_shared, from, t, true, delay);
+        const mem_txn& reply = snoop(mem_op::snoop_shared, from, t, true, now);
         if (reply.had_line) {
             if (reply.dirty) {
-                sc_core::sc_time posted = delay;
-                memory(mem_op::mem_write, t.line, posted);
+                ps_t posted = now;
+                memory(mem_op::mem_write, posted);
             }
             e.owner = -1;
             e.sharers |= bit(r);
@@ -97,14 +98,14 @@ void directory::get_shared(mem_txn& t, sc_core::sc_time& delay) {
         if (e.owner == static_cast<int>(from)) e.owner = -1;
         t.data_direct = false;
         if (e.sharers & ~bit(r)) {
-            memory(mem_op::mem_read, t.line, delay);
+            memory(mem_op::mem_read, now);
             e.sharers |= bit(r);
             t.granted = line_state::shared;
             t.source = p_.llc_node[r] == p_.node ? mem_source::local_memory : mem_source::remote_memory;
             return;
         }
     }
-    memory(mem_op::mem_read, t.line, delay);
+    memory(mem_op::mem_read, now);
     e.sharers = bit(r);
     e.owner = static_cast<int>(r);
     t.granted = line_state::exclusive;
@@ -112,16 +113,16 @@ void directory::get_shared(mem_txn& t, sc_core::sc_time& delay) {
     t.data_direct = false;
 }
 
-void directory::get_exclusive(mem_txn& t, sc_core::sc_time& delay) {
+void directory::get_exclusive(mem_txn& t, ps_t& now) {
     entry& e = lines_[t.line];
     const unsigned r = t.llc;
     const std::uint64_t others = e.sharers & ~bit(r);
     bool need_data = t.op == mem_op::get_exclusive;
     const unsigned from = others ? supplier(e, others, r) : 0;
-    sc_core::sc_time done = delay;
+    ps_t done = now;
     for (std::uint64_t m = others; m; m &= m - 1) {
         const unsigned s = lowest(m);
-        sc_core::sc_time d = delay; // invalidations go out in parallel; the requester waits for the last ack
+        ps_t d = now; // invalidations go out in parallel; the requester waits for the last ack
         const bool forward = need_data && s == from;
         const mem_txn& reply = snoop(mem_op::snoop_invalidate, s, t, forward, d);
         ++stats_.invalidations;
@@ -129,50 +130,44 @@ void directory::get_exclusive(mem_txn& t, sc_core::sc_time& delay) {
             need_data = false;
             t.source = remote_source(s, r);
         }
-        if (d > done) done = d;
+        done = std::max(done, d);
     }
     e.sharers = bit(r);
     e.owner = static_cast<int>(r);
     t.granted = line_state::modified;
     if (need_data) { // nobody else had it: memory
-        memory(mem_op::mem_read, t.line, delay);
+        memory(mem_op::mem_read, now);
         t.source = p_.llc_node[r] == p_.node ? mem_source::local_memory : mem_source::remote_memory;
         t.data_direct = false;
         // The data returns through the fabric; the acknowledgements must have arrived too.
-        if (done > delay) delay = done;
+        now = std::max(now, done);
         return;
     }
     t.data_direct = others != 0; // acks (and the data) went straight to the requester
-    if (others) delay = done;
+    if (others) now = done;
 }
 
-const mem_txn& directory::snoop(mem_op op, unsigned target, const mem_txn& req, bool forward,
-                                sc_core::sc_time& delay) {
+const mem_txn& directory::snoop(mem_op op, unsigned target, const mem_txn& req, bool forward, ps_t& now) {
     if (forward) ++stats_.forwards;
-    snoop_.txn.op = op;
-    snoop_.txn.line = req.line;
-    snoop_.txn.target = target;
-    snoop_.txn.llc = req.llc;
-    snoop_.txn.data_direct = forward;
-    snoop_.txn.had_line = false;
-    snoop_.txn.dirty = false;
-    snoop_out->b_transport(snoop_.gp, delay);
-    return snoop_.txn;
+    snoop_.op = op;
+    snoop_.line = req.line;
+    snoop_.target = target;
+    snoop_.llc = req.llc;
+    snoop_.data_direct = forward;
+    snoop_.had_line = false;
+    snoop_.dirty = false;
+    now += fabric_.from_home(p_.index, snoop_, now);
+    return snoop_;
 }
 
-void directory::memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay) {
-    if (op == mem_op::mem_read)
+void directory::memory(mem_op op, ps_t& now) {
+    if (op == mem_op::mem_read) {
         ++stats_.memory_reads;
-    else
-        ++stats_.memory_writes;
-    mem_.txn.op = op;
-    mem_.txn.line = line;
-    if (op == mem_op::mem_write) { // posted
-        sc_core::sc_time posted = delay;
-        memory_side->b_transport(mem_.gp, posted);
+        now += memory_.access(op, now);
         return;
     }
-    memory_side->b_transport(mem_.gp, delay);
+    ++stats_.memory_writes;
+    memory_.access(op, now); // posted
 }
 
 void directory::add_stats(stats::group& g) const {

@@ -11,10 +11,7 @@
 #include "models/common/mem_txn.h"
 
 #include <systemc>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
-#include <functional>
 #include <vector>
 
 namespace warmsched::models {
@@ -35,15 +32,19 @@ struct directory_stats {
     std::uint64_t invalidations = 0; // invalidations sent
 };
 
+class fabric;
+class memory_controller;
+
 class directory : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<directory> fabric_side;    // requests from LLCs
-    tlm_utils::simple_initiator_socket<directory> snoop_out;   // snoops to LLCs, through the fabric
-    tlm_utils::simple_initiator_socket<directory> memory_side; // to the memory controller
+    // Snoops go to the LLCs through `f` (which also gives the LLC-to-LLC distances, to pick the nearest
+    // sharer); memory accesses go to `memory`. Both are called directly (see models/cache/llc.h).
+    directory(const sc_core::sc_module_name& name, const directory_params& p, fabric& f,
+              memory_controller& memory);
 
-    // `distance(a, b)`: fabric latency between LLCs a and b (to pick the nearest sharer).
-    directory(const sc_core::sc_module_name& name, const directory_params& p,
-              std::function<ps_t(unsigned, unsigned)> distance);
+    // A request from an LLC (get_shared, get_exclusive, upgrade, put, writeback) arriving at absolute
+    // time `at`; returns the time until the answer leaves (posted messages: the time they took here).
+    ps_t request(mem_txn& t, ps_t at);
 
     const directory_stats& stats() const { return stats_; }
     // Its stats group (system.homeN).
@@ -59,22 +60,23 @@ private:
         int owner = -1;
     };
 
-    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-    void get_shared(mem_txn& t, sc_core::sc_time& delay);
-    void get_exclusive(mem_txn& t, sc_core::sc_time& delay);
+    // Each advances `now` (absolute ps) to when its answer is ready.
+    void get_shared(mem_txn& t, ps_t& now);
+    void get_exclusive(mem_txn& t, ps_t& now);
     // Snoops LLC `target`; with `forward` it sends the line to the requester. Returns the snoop's reply.
-    const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward,
-                         sc_core::sc_time& delay);
-    void memory(mem_op op, std::uint64_t line, sc_core::sc_time& delay);
+    const mem_txn& snoop(mem_op op, unsigned target, const mem_txn& req, bool forward, ps_t& now);
+    // A read advances `now`; a write is posted.
+    void memory(mem_op op, ps_t& now);
     mem_source remote_source(unsigned from_llc, unsigned to_llc) const;
     // Which of `others` sends the line to `requester`: the owner, else the nearest sharer.
     unsigned supplier(const entry& e, std::uint64_t others, unsigned requester) const;
 
     directory_params p_;
-    std::function<ps_t(unsigned, unsigned)> distance_;
+    fabric& fabric_;
+    memory_controller& memory_;
     line_map<entry> lines_;
     directory_stats stats_;
-    txn_payload snoop_, mem_;
+    mem_txn snoop_;
 };
 
 } // namespace warmsched::models

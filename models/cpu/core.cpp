@@ -1,12 +1,14 @@
 // Core with private caches; see core.h.
 #include "models/cpu/core.h"
 
+#include "models/cache/llc.h"
+
 #include <cassert>
 
 namespace warmsched::models {
 
 core::core(const sc_core::sc_module_name& name, const core_module_params& p)
-    : sc_module(name), cpu_side("cpu_side"), llc_side("llc_side"), snoop_side("snoop_side"), p_(p) {
+    : sc_module(name), cpu_side("cpu_side"), p_(p) {
     for (std::size_t i = 0; i < p.levels.size(); ++i) {
         const auto& l = p.levels[i];
         levels_.emplace_back(l.size, l.associativity, l.line_size, l.random_replacement, p.seed * 131 + i,
@@ -16,11 +18,10 @@ core::core(const sc_core::sc_module_name& name, const core_module_params& p)
     stats_.resize(levels_.size());
     l1_time_ = ps_time(latency_[0]);
     while ((1u << line_shift_) < p.levels.front().line_size) ++line_shift_;
-    cpu_side.register_b_transport(this, &core::b_transport);
-    snoop_side.register_b_transport(this, &core::snoop);
+    cpu_side.register_b_transport(this, &core::socket_b_transport);
 }
 
-void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+void core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     if (gp.is_read()) { // fast path: a load that hits in L1 needs nothing beyond the payload's address
         tag_array& l1 = levels_[0];
         const long slot = l1.slot(gp.get_address() >> line_shift_);
@@ -36,12 +37,12 @@ void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     assert(t);
     cur_task_ = t->task;
     cur_cpu_ = t->cpu;
-    const ps_t lat = access(*t, delay);
+    const ps_t lat = access(*t, sc_core::sc_time_stamp().value() + delay.value());
     delay += lat == latency_[0] ? l1_time_ : ps_time(lat);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
+ps_t core::access(mem_txn& t, ps_t at) {
     const std::uint64_t line = t.line;
     const bool write = t.op != mem_op::load;
     const ps_t atomic = t.op == mem_op::atomic ? p_.atomic_ps : 0;
@@ -64,8 +65,8 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
         ps_t lat = latency_[lv];
         if (write && s == line_state::shared) { // need ownership: invalidate the other copies
             ++stats_[lv].upgrades;
-            lat = request(mem_op::upgrade, line, delay);
-            t.source = down_.txn.source;
+            lat = request(mem_op::upgrade, line, at);
+            t.source = down_.source;
             set_state_all(line, line_state::modified);
         } else if (write && s == line_state::exclusive) {
             set_state_all(line, line_state::modified);
@@ -74,29 +75,27 @@ ps_t core::access(mem_txn& t, const sc_core::sc_time& delay) {
             const line_state st = levels_[lv].state(line, levels_[lv].find(line));
             for (int up = static_cast<int>(lv) - 1; up >= 0; --up) {
                 const tag_array::victim v = levels_[up].insert(line, st);
-                if (v.line != tag_array::no_line) evicted(static_cast<unsigned>(up), v, delay);
+                if (v.line != tag_array::no_line) evicted(static_cast<unsigned>(up), v, at);
             }
         }
         return lat + atomic;
     }
     // Miss in every private level.
-    const ps_t lat = request(write ? mem_op::get_exclusive : mem_op::get_shared, line, delay);
-    t.source = down_.txn.source;
-    fill(line, down_.txn.granted, delay + ps_time(lat));
+    const ps_t lat = request(write ? mem_op::get_exclusive : mem_op::get_shared, line, at);
+    t.source = down_.source;
+    fill(line, down_.granted, at + lat);
     return lat + atomic;
 }
 
-ps_t core::request(mem_op op, std::uint64_t line, const sc_core::sc_time& at) {
-    down_.txn.op = op;
-    down_.txn.line = line;
-    down_.txn.llc = p_.llc;
-    down_.txn.granted = line_state::invalid;
-    down_.txn.dirty = false;
-    down_.txn.task = cur_task_;
-    down_.txn.cpu = cur_cpu_;
-    sc_core::sc_time d = at;
-    llc_side->b_transport(down_.gp, d);
-    return (d - at).value();
+ps_t core::request(mem_op op, std::uint64_t line, ps_t at) {
+    down_.op = op;
+    down_.line = line;
+    down_.llc = p_.llc;
+    down_.granted = line_state::invalid;
+    down_.dirty = false;
+    down_.task = cur_task_;
+    down_.cpu = cur_cpu_;
+    return llc_->core_request(p_.index_in_llc, down_, at);
 }
 
 void core::set_state_all(std::uint64_t line, line_state s) {
@@ -106,7 +105,7 @@ void core::set_state_all(std::uint64_t line, line_state s) {
     }
 }
 
-void core::fill(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
+void core::fill(std::uint64_t line, line_state s, ps_t at) {
     assert(s != line_state::invalid);
     // Fill from the lowest private level up, so that inclusion holds at every step.
     for (int lv = num_levels() - 1; lv >= 0; --lv) {
@@ -115,7 +114,7 @@ void core::fill(std::uint64_t line, line_state s, const sc_core::sc_time& at) {
     }
 }
 
-void core::evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_time& at) {
+void core::evicted(unsigned lv, const tag_array::victim& v, ps_t at) {
     ++stats_[lv].evictions;
     // Inclusion: the levels above may not keep what this level lost.
     bool dirty = v.state == line_state::modified;
@@ -132,7 +131,8 @@ void core::evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_ti
     put(v.line, dirty, at); // the last private level: tell the LLC
 }
 
-std::uint64_t core::flush_private(const sc_core::sc_time& at) {
+std::uint64_t core::flush_private() {
+    const ps_t at = sc_core::sc_time_stamp().value();
     const unsigned last = num_levels() - 1; // inclusive: the last private level holds every line
     const std::vector<std::uint64_t> lines = levels_[last].lines();
     cur_task_ = 0; // the idle task's doing
@@ -147,39 +147,36 @@ std::uint64_t core::flush_private(const sc_core::sc_time& at) {
     return lines.size();
 }
 
-void core::put(std::uint64_t line, bool dirty, const sc_core::sc_time& at) {
-    down_.txn.op = mem_op::put;
-    down_.txn.line = line;
-    down_.txn.llc = p_.llc;
-    down_.txn.dirty = dirty;
-    down_.txn.task = cur_task_;
-    down_.txn.cpu = cur_cpu_;
+void core::put(std::uint64_t line, bool dirty, ps_t at) {
+    down_.op = mem_op::put;
+    down_.line = line;
+    down_.llc = p_.llc;
+    down_.dirty = dirty;
+    down_.task = cur_task_;
+    down_.cpu = cur_cpu_;
     if (observer_) ++observer_calls_, observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
-    sc_core::sc_time d = at; // evictions are off the critical path
-    llc_side->b_transport(down_.gp, d);
+    llc_->core_request(p_.index_in_llc, down_, at); // posted: evictions are off the critical path
 }
 
-void core::snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time&) {
-    mem_txn* t = gp.get_extension<mem_txn>();
-    bool found = false, dirty = false;
+bool core::snoop(mem_op op, std::uint64_t line, bool& dirty) {
+    bool found = false;
+    dirty = false;
     for (unsigned lv = 0; lv < num_levels(); ++lv) {
         tag_array& tags = levels_[lv];
-        const int w = tags.find(t->line);
+        const int w = tags.find(line);
         if (w < 0) continue;
         found = true;
         ++stats_[lv].snoops;
-        const line_state s = tags.state(t->line, w);
+        const line_state s = tags.state(line, w);
         dirty = dirty || s == line_state::modified;
-        if (t->op == mem_op::snoop_invalidate) {
-            tags.invalidate(t->line);
+        if (op == mem_op::snoop_invalidate) {
+            tags.invalidate(line);
             ++stats_[lv].invalidations;
         } else if (s != line_state::shared) {
-            tags.set_state(t->line, w, line_state::shared);
+            tags.set_state(line, w, line_state::shared);
         }
     }
-    t->had_line = found;
-    t->dirty = dirty;
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return found;
 }
 
 void core::add_visits(host_visits& v) const {

@@ -14,8 +14,6 @@
 
 #include <systemc>
 #include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <vector>
 
@@ -40,13 +38,24 @@ struct core_module_params {
     unsigned set_sampling = 1;
 };
 
+class llc;
+
 class core : public sc_core::sc_module {
 public:
-    tlm_utils::multi_passthrough_target_socket<core> cpu_side; // from the core's harts
-    tlm_utils::simple_initiator_socket<core> llc_side;         // requests and evictions to the LLC
-    tlm_utils::simple_target_socket<core> snoop_side;          // snoops from the LLC
+    // From the core's harts: the TLM-2.0 boundary of the model (a load or store is a generic payload
+    // with its address and command, and a models::mem_txn extension). Below the core the models call
+    // each other directly (models/cache/llc.h).
+    tlm_utils::multi_passthrough_target_socket<core> cpu_side;
 
     core(const sc_core::sc_module_name& name, const core_module_params& p);
+    // Elaboration: the LLC this core sits under (on its port p.index_in_llc).
+    void connect(llc& l) { llc_ = &l; }
+
+    // What cpu_side does for a transaction; a hart bound to this core calls it directly.
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // A snoop from the LLC: downgrades (snoop_shared) or drops (snoop_invalidate) `line` in every private
+    // level. Returns whether the core held it; `dirty`: it held it modified.
+    bool snoop(mem_op op, std::uint64_t line, bool& dirty);
 
     const core_module_params& params() const { return p_; }
     const cache_stats& level_stats(unsigned level) const { return stats_[level]; }
@@ -60,22 +69,24 @@ public:
     // is written back if dirty and dropped, as the power-gated core loses its SRAM contents; the LLC is
     // told of each (put); they count as the last level's evictions (and writebacks when dirty). Returns the
     // lines flushed.
-    std::uint64_t flush_private(const sc_core::sc_time& at);
+    std::uint64_t flush_private();
     // Host work (models/common/host_visits.h): the private levels' set scans, observer calls.
     void add_visits(host_visits& v) const;
 
 private:
-    void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
-    void snoop(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    void socket_b_transport(int /*hart*/, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+        b_transport(gp, delay);
+    }
 
-    ps_t access(mem_txn& t, const sc_core::sc_time& delay);
-    // Sends a request to the LLC at `at` (annotated delay); returns its latency. The answer is in down_.txn.
-    ps_t request(mem_op op, std::uint64_t line, const sc_core::sc_time& at);
-    void fill(std::uint64_t line, line_state s, const sc_core::sc_time& at);
+    // Times are absolute (ps).
+    ps_t access(mem_txn& t, ps_t at);
+    // Sends a request to the LLC at `at`; returns its latency. The answer is in down_.
+    ps_t request(mem_op op, std::uint64_t line, ps_t at);
+    void fill(std::uint64_t line, line_state s, ps_t at);
     // A line displaced from private level `lv`: keeps the levels inclusive and passes dirty data down.
-    void evicted(unsigned lv, const tag_array::victim& v, const sc_core::sc_time& at);
+    void evicted(unsigned lv, const tag_array::victim& v, ps_t at);
     void set_state_all(std::uint64_t line, line_state s);
-    void put(std::uint64_t line, bool dirty, const sc_core::sc_time& at);
+    void put(std::uint64_t line, bool dirty, ps_t at);
 
     core_module_params p_;
     std::vector<tag_array> levels_;
@@ -83,7 +94,8 @@ private:
     sc_core::sc_time l1_time_; // latency_[0] as sc_time (the most frequent answer)
     unsigned line_shift_ = 0;  // log2(line size)
     std::vector<cache_stats> stats_;
-    txn_payload down_;
+    mem_txn down_;
+    llc* llc_ = nullptr;
     access_observer* observer_ = nullptr;
     std::uint64_t observer_calls_ = 0;
     std::uint32_t cur_task_ = 0, cur_cpu_ = 0; // who the access in progress is for (slow path only)

@@ -1,6 +1,8 @@
 // Hardware thread; see hart.h.
 #include "models/cpu/hart.h"
 
+#include "models/cpu/core.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,6 +12,11 @@ namespace warmsched::models {
 hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_module(name), mem("mem"), p_(p) {
     qk_.reset();
     req_.txn.cpu = p.cpu;
+}
+
+void hart::bind(core& c) {
+    mem.bind(c.cpu_side);
+    core_ = &c;
 }
 
 sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
@@ -28,7 +35,7 @@ sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
     }
     sc_core::sc_time delay = qk_.get_local_time();
     const sc_core::sc_time start = delay;
-    mem->b_transport(req_.gp, delay);
+    core_->b_transport(req_.gp, delay);
     ++visits_.accesses;
     if (req_.txn.source != mem_source::l1) ++visits_.l1_misses;
     const sc_core::sc_time lat = delay - start;

@@ -41,11 +41,16 @@ struct hart_stats {
     std::array<std::uint64_t, static_cast<int>(mem_source::count)> latency_ps{};
 };
 
+class core;
+
 class hart : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<hart> mem; // to the core
 
     hart(const sc_core::sc_module_name& name, const hart_params& p);
+    // Elaboration: binds `mem` to the core's cpu_side. The hart then calls what the socket would call,
+    // the core's b_transport, directly (the socket's callback binder is an indirect call per access).
+    void bind(core& c);
 
     // Program API: call from an SC_THREAD that runs this hart's program.
     ps_t load(std::uint64_t addr) { return access(mem_op::load, addr); }
@@ -94,6 +99,7 @@ private:
     hart_stats stats_;
     host_visits visits_;
     access_observer* observer_ = nullptr;
+    core* core_ = nullptr;
     std::vector<ps_t> inflight_; // stream(): completion times of the misses in flight, a min-heap (kept to reuse)
 };
 

@@ -4,22 +4,17 @@
 namespace warmsched::models {
 
 memory_controller::memory_controller(const sc_core::sc_module_name& name, const memory_controller_params& p)
-    : sc_module(name), home_side("home_side"), p_(p), channels_(p.bandwidth, p.bandwidth_window_ps) {
-    home_side.register_b_transport(this, &memory_controller::b_transport);
-}
+    : sc_module(name), p_(p), channels_(p.bandwidth, p.bandwidth_window_ps) {}
 
-void memory_controller::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    const mem_txn& t = *gp.get_extension<mem_txn>();
-    const ps_t wait = channels_.reserve(abs_ps(delay), p_.line_size);
+ps_t memory_controller::access(mem_op op, ps_t at) {
+    const ps_t wait = channels_.reserve(at, p_.line_size);
     if (meter_ && meter_->recording()) meter_->record(meter_index_, p_.line_size);
-    if (t.op == mem_op::mem_read) {
+    if (op == mem_op::mem_read) {
         ++stats_.reads;
-        delay += ps_time(wait + p_.latency_ps);
-    } else {
-        ++stats_.writes;
-        delay += ps_time(wait);
+        return wait + p_.latency_ps;
     }
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    ++stats_.writes;
+    return wait;
 }
 
 void memory_controller::add_stats(stats::group& g) const {

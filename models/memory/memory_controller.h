@@ -9,7 +9,6 @@
 #include "models/fabric/link_occupancy.h"
 
 #include <systemc>
-#include <tlm_utils/simple_target_socket.h>
 
 namespace warmsched::models {
 
@@ -28,8 +27,6 @@ struct memory_stats {
 
 class memory_controller : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<memory_controller> home_side; // from the home directory
-
     memory_controller(const sc_core::sc_module_name& name, const memory_controller_params& p);
 
     const memory_stats& stats() const { return stats_; }
@@ -43,9 +40,11 @@ public:
         meter_index_ = index;
     }
 
-private:
-    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // The home directory's read (mem_read) or posted write (mem_write) at absolute time `at`: returns its
+    // latency (queueing, plus the access latency for a read). Called directly (models/cache/llc.h).
+    ps_t access(mem_op op, ps_t at);
 
+private:
     memory_controller_params p_;
     link_occupancy channels_;
     memory_stats stats_;

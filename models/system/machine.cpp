@@ -88,33 +88,34 @@ machine::machine(const sc_core::sc_module_name& name, const platform::platform_p
                            p.core.stream_outstanding_misses,
                            o.set_sampling};
             harts_[cpu] = std::make_unique<hart>(("cpu" + std::to_string(cpu)).c_str(), hp);
-            harts_[cpu]->mem.bind(cores_[c]->cpu_side);
+            harts_[cpu]->bind(*cores_[c]);
         }
-    // Core <-> LLC, in port order.
-    for (unsigned l = 0; l < topo_.num_llcs(); ++l)
-        for (unsigned c : llc_cores[l]) {
-            cores_[c]->llc_side.bind(llcs_[l]->cpu_side);
-            llcs_[l]->snoop_out.bind(cores_[c]->snoop_side);
-        }
-
+    // Below the harts the models call each other directly (models/cache/llc.h): core <-> LLC in port
+    // order, LLC <-> fabric <-> home directory -> memory controller.
     fabric_ = std::make_unique<fabric>("fabric", graph_, line, window_ps, 1.0 / o.set_sampling);
     for (unsigned l = 0; l < topo_.num_llcs(); ++l) {
-        llcs_[l]->mem_side.bind(fabric_->llc_side);
-        fabric_->llc_out.bind(llcs_[l]->snoop_in);
+        std::vector<core*> ports;
+        for (unsigned c : llc_cores[l]) {
+            cores_[c]->connect(*llcs_[l]);
+            ports.push_back(cores_[c].get());
+        }
+        llcs_[l]->connect(std::move(ports), *fabric_);
     }
     for (unsigned m = 0; m < topo_.num_memory_controllers(); ++m) {
-        directory_params dp{m, topo_.node_of_controller(m),
-                            static_cast<ps_t>(p.fabric.directory_latency_ps + 0.5), llc_socket, llc_node};
-        fabric* f = fabric_.get();
-        homes_.push_back(
-            std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp,
-                                        [f](unsigned a, unsigned b) { return f->llc_to_llc_ps(a, b); }));
         memory_controller_params mp{m, static_cast<ps_t>(p.memory.latency_ps + 0.5),
                                     p.memory.bandwidth / o.set_sampling, line, window_ps};
         memories_.push_back(std::make_unique<memory_controller>(("mem" + std::to_string(m)).c_str(), mp));
-        fabric_->home_out.bind(homes_[m]->fabric_side);
-        homes_[m]->snoop_out.bind(fabric_->home_side);
-        homes_[m]->memory_side.bind(memories_[m]->home_side);
+        directory_params dp{m, topo_.node_of_controller(m),
+                            static_cast<ps_t>(p.fabric.directory_latency_ps + 0.5), llc_socket, llc_node};
+        homes_.push_back(std::make_unique<directory>(("home" + std::to_string(m)).c_str(), dp, *fabric_,
+                                                     *memories_[m]));
+    }
+    {
+        std::vector<llc*> llcs;
+        for (auto& l : llcs_) llcs.push_back(l.get());
+        std::vector<directory*> homes;
+        for (auto& d : homes_) homes.push_back(d.get());
+        fabric_->attach(std::move(llcs), std::move(homes));
     }
     // Steady flows of fast-forwarded compute use the links, then the memory controllers.
     std::vector<link_occupancy*> resources;

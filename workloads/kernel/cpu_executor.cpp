@@ -5,6 +5,8 @@
 
 #include "workloads/kernel/sim_kernel.h"
 
+#include <sysc/kernel/sc_dynamic_processes.h> // sc_spawn
+
 #include <algorithm>
 #include <cmath>
 
@@ -202,7 +204,7 @@ void cpu_executor::enter_idle_state(ps_t start, ps_t next_event) {
         if (!k_.executor(sib).in_flushing_state()) return;
     // The last thread of the core enters it: the core's private levels are written back and dropped.
     ++stats_.core_flushes;
-    k_.machine().core_at(h_.params().core).flush_private(sc_core::SC_ZERO_TIME);
+    k_.machine().core_at(h_.params().core).flush_private();
 }
 
 bool cpu_executor::in_flushing_state() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <systemc>
+#include <sysc/kernel/sc_dynamic_processes.h> // sc_spawn (what SC_INCLUDE_DYNAMIC_PROCESSES would include)
 
 #include <functional>
 #include <string>
