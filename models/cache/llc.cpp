@@ -55,9 +55,11 @@ ps_t llc::core_request(unsigned port, mem_txn& t, ps_t at) {
 ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     const std::uint64_t line = t.line;
     ps_t lat = p_.latency_ps;
-    domain_line* it = domain_.find(line);
-    if (it != nullptr) {
-        domain_line& d = *it;
+    // One lookup finds or makes the line's record. A new record (no core holds the line, and so neither
+    // does the tag array: the tags hold only lines with a record) falls through to the miss below; the
+    // request to the home snoops only the other LLCs, so the record stays put until the fill's eviction.
+    domain_line& d = domain_[line];
+    {
         const std::uint64_t others = d.ports & ~bit(port);
         if (d.owner >= 0 && d.owner != static_cast<int>(port)) {
             // A core of this LLC holds the line E or M (perhaps modified): it supplies it and keeps a copy.
@@ -74,14 +76,14 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
                 insert(line, line_state::modified, at + lat); // the dirty data goes to the LLC
             return lat;
         }
-        const int way = tags_.find(line);
-        if (way >= 0) {
+        const long slot = tags_.slot(line);
+        if (slot >= 0) {
             ++stats_.hits;
-            tags_.touch(line, way);
-            const line_state s = tags_.state(line, way);
+            tags_.touch_at(slot);
+            const line_state s = tags_.state_at(slot);
             t.source = mem_source::llc;
             if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
-                tags_.invalidate(line); // the line moves up to the core, dirtiness with it
+                tags_.invalidate_at(slot); // the line moves up to the core, dirtiness with it
                 t.granted = s == line_state::modified ? line_state::modified
                             : d.exclusive             ? line_state::exclusive
                                                       : line_state::shared;
@@ -108,7 +110,6 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     lat += to_home(mem_op::get_shared, line, at + lat);
     t.source = home_.source;
     t.granted = home_.granted;
-    domain_line& d = domain_[line];
     d.ports |= bit(port);
     d.exclusive = home_.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
@@ -124,9 +125,8 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
     bool have_data = core_had_data;
     bool exclusive = false;
     t.source = mem_source::llc;
-    domain_line* it = domain_.find(line);
-    if (it != nullptr) {
-        domain_line& d = *it;
+    domain_line& d = domain_[line]; // found or made, as in read()
+    {
         exclusive = d.exclusive;
         std::uint64_t others = d.ports & ~bit(port);
         if (others) {
@@ -139,13 +139,13 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
                 snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
             }
         }
-        const int way = tags_.find(line);
-        if (way >= 0) {
+        const long slot = tags_.slot(line);
+        if (slot >= 0) {
             have_data = true;
             if (p_.inclusion == platform::inclusion_policy::inclusive)
-                tags_.set_state(line, way, line_state::modified);
+                tags_.set_state_at(slot, line_state::modified);
             else
-                tags_.invalidate(line); // the writer's copy is the only valid one now
+                tags_.invalidate_at(slot); // the writer's copy is the only valid one now
         }
         d.ports = bit(port);
         d.owner = static_cast<int>(port);
@@ -161,7 +161,6 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
         ++stats_.misses;
     lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, at + lat);
     if (!have_data || core_had_data) t.source = home_.source;
-    domain_line& d = domain_[line];
     d.ports = bit(port);
     d.owner = static_cast<int>(port);
     d.exclusive = true;
@@ -178,10 +177,10 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     it->ports &= ~bit(port);
     if (it->owner == static_cast<int>(port)) it->owner = -1;
     const bool exclusive = it->exclusive;
-    const int way = tags_.find(line);
-    if (way >= 0) {
-        if (t.dirty) tags_.set_state(line, way, line_state::modified);
-        tags_.touch(line, way);
+    const long slot = tags_.slot(line);
+    if (slot >= 0) {
+        if (t.dirty) tags_.set_state_at(slot, line_state::modified);
+        tags_.touch_at(slot);
         return;
     }
     assert(p_.inclusion != platform::inclusion_policy::inclusive);
@@ -190,10 +189,10 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
 }
 
 void llc::insert(std::uint64_t line, line_state s, ps_t at) {
-    const int way = tags_.find(line);
-    if (way >= 0) {
-        if (s == line_state::modified) tags_.set_state(line, way, s);
-        tags_.touch(line, way);
+    const long slot = tags_.slot(line);
+    if (slot >= 0) {
+        if (s == line_state::modified) tags_.set_state_at(slot, s);
+        tags_.touch_at(slot);
         return;
     }
     insert_absent(line, s, at);
@@ -221,7 +220,7 @@ void llc::evicted(std::uint64_t line, line_state s, ps_t at) {
     if (dirty) ++stats_.writebacks;
     if (observer_) ++observer_calls_, observer_->left_llc(p_.index, line, cur_task_, cur_cpu_, it->ports == 0);
     if (it->ports == 0) { // the domain no longer holds the line
-        domain_.erase(line);
+        domain_.erase_found(it);
         notify_home(mem_op::put, line, dirty, at);
     } else if (dirty) {
         notify_home(mem_op::writeback, line, true, at);
@@ -263,27 +262,27 @@ ps_t llc::home_snoop(mem_txn& t, ps_t) {
     if (!t.had_line) return lat;
     const bool invalidate = t.op == mem_op::snoop_invalidate;
     bool dirty = false;
-    const int way = tags_.find(line);
-    if (way >= 0) {
-        dirty = tags_.state(line, way) == line_state::modified;
+    const long slot = tags_.slot(line);
+    if (slot >= 0) {
+        dirty = tags_.state_at(slot) == line_state::modified;
         if (invalidate) {
-            tags_.invalidate(line);
+            tags_.invalidate_at(slot);
             ++stats_.invalidations;
         } else {
-            tags_.set_state(line, way, line_state::shared);
+            tags_.set_state_at(slot, line_state::shared);
         }
     }
     bool from_core = false;
     for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
         bool d = false;
         if (snoop_core(lowest(ports), t.op, line, d)) {
-            from_core = from_core || way < 0 || d;
+            from_core = from_core || slot < 0 || d;
             dirty = dirty || d;
         }
     }
     if (from_core) lat += p_.peer_snoop_ps;
     if (invalidate) {
-        domain_.erase(line);
+        domain_.erase_found(it);
     } else {
         it->exclusive = false;
         it->owner = -1;

@@ -63,6 +63,14 @@ public:
     line_state state_at(long slot) const { return states_[slot]; }
     void set_state_at(long slot, line_state s) { states_[slot] = s; }
     void touch_at(long slot) { stamps_[slot] = next_stamp(); }
+    // Removes the line in `slot`; returns its state.
+    line_state invalidate_at(long slot) {
+        const line_state s = states_[slot];
+        tags_[slot] = no_line;
+        states_[slot] = line_state::invalid;
+        stamps_[slot] = 0;
+        return s;
+    }
 
     // Looks up and, on a hit, marks the line most recently used. Returns the state (invalid on a miss).
     line_state access(std::uint64_t line) {

@@ -61,7 +61,7 @@ ps_t directory::request(mem_txn& t, ps_t at) {
         if (it != nullptr) {
             it->sharers &= ~bit(t.llc);
             if (it->owner == static_cast<int>(t.llc)) it->owner = -1;
-            if (it->sharers == 0) lines_.erase(t.line);
+            if (it->sharers == 0) lines_.erase_found(it);
         }
         if (t.dirty) memory(mem_op::mem_write, now);
         break;

@@ -50,6 +50,20 @@ public:
             if (keys_[i] == empty_key) return false;
             if (keys_[i] == key) break;
         }
+        erase_slot(i);
+        return true;
+    }
+    // Erases the entry whose value find() or [] returned (no second lookup). Entries may move: pointers
+    // and references into the map are invalid afterwards.
+    void erase_found(V* value) { erase_slot(static_cast<std::size_t>(value - values_.data())); }
+
+    std::size_t size() const { return size_; }
+    std::size_t capacity() const { return keys_.size(); } // slots (each a key and a value)
+    // Host work: the lookups made so far (find, [], erase), for the benchmarks.
+    std::uint64_t visits() const { return visits_; }
+
+private:
+    void erase_slot(std::size_t i) {
         // Backward-shift deletion: move later members of the probe run into the hole.
         for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
             if (keys_[j] == empty_key) break;
@@ -63,15 +77,7 @@ public:
         }
         keys_[i] = empty_key;
         --size_;
-        return true;
     }
-
-    std::size_t size() const { return size_; }
-    std::size_t capacity() const { return keys_.size(); } // slots (each a key and a value)
-    // Host work: the lookups made so far (find, [], erase), for the benchmarks.
-    std::uint64_t visits() const { return visits_; }
-
-private:
     static std::size_t capacity_for(std::size_t n) {
         std::size_t c = 16;
         while (c * 3 < n * 4) c *= 2;

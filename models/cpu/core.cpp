@@ -63,16 +63,18 @@ ps_t core::access(mem_txn& t, ps_t at) {
         }
         t.source = lv == 0 ? mem_source::l1 : mem_source::l2;
         ps_t lat = latency_[lv];
+        // The levels above lv missed; lv and (inclusion) every level below hold the line. The upgrade
+        // below snoops only the other cores, so the slot stays the line's.
         if (write && s == line_state::shared) { // need ownership: invalidate the other copies
             ++stats_[lv].upgrades;
             lat = request(mem_op::upgrade, line, at);
             t.source = down_.source;
-            set_state_all(line, line_state::modified);
+            set_state_from(lv, slot, line, line_state::modified);
         } else if (write && s == line_state::exclusive) {
-            set_state_all(line, line_state::modified);
+            set_state_from(lv, slot, line, line_state::modified);
         }
         if (lv > 0) { // bring the line into the levels above
-            const line_state st = levels_[lv].state(line, levels_[lv].find(line));
+            const line_state st = tags.state_at(slot);
             for (int up = static_cast<int>(lv) - 1; up >= 0; --up) {
                 const tag_array::victim v = levels_[up].insert(line, st);
                 if (v.line != tag_array::no_line) evicted(static_cast<unsigned>(up), v, at);
@@ -98,10 +100,11 @@ ps_t core::request(mem_op op, std::uint64_t line, ps_t at) {
     return llc_->core_request(p_.index_in_llc, down_, at);
 }
 
-void core::set_state_all(std::uint64_t line, line_state s) {
-    for (auto& tags : levels_) {
-        const int w = tags.find(line);
-        if (w >= 0) tags.set_state(line, w, s);
+void core::set_state_from(unsigned lv, long slot, std::uint64_t line, line_state s) {
+    levels_[lv].set_state_at(slot, s);
+    for (unsigned k = lv + 1; k < num_levels(); ++k) {
+        const long sl = levels_[k].slot(line);
+        if (sl >= 0) levels_[k].set_state_at(sl, s);
     }
 }
 
@@ -159,24 +162,27 @@ void core::put(std::uint64_t line, bool dirty, ps_t at) {
 }
 
 bool core::snoop(mem_op op, std::uint64_t line, bool& dirty) {
-    bool found = false;
     dirty = false;
-    for (unsigned lv = 0; lv < num_levels(); ++lv) {
+    // The levels are inclusive: what the last one lacks, none holds (the common answer to a snoop of a
+    // line the core has dropped costs one set scan).
+    const unsigned last = num_levels() - 1;
+    const long last_slot = levels_[last].slot(line);
+    if (last_slot < 0) return false;
+    for (unsigned lv = 0; lv <= last; ++lv) {
         tag_array& tags = levels_[lv];
-        const int w = tags.find(line);
-        if (w < 0) continue;
-        found = true;
+        const long slot = lv == last ? last_slot : tags.slot(line);
+        if (slot < 0) continue;
         ++stats_[lv].snoops;
-        const line_state s = tags.state(line, w);
+        const line_state s = tags.state_at(slot);
         dirty = dirty || s == line_state::modified;
         if (op == mem_op::snoop_invalidate) {
-            tags.invalidate(line);
+            tags.invalidate_at(slot);
             ++stats_[lv].invalidations;
         } else if (s != line_state::shared) {
-            tags.set_state(line, w, line_state::shared);
+            tags.set_state_at(slot, line_state::shared);
         }
     }
-    return found;
+    return true;
 }
 
 void core::add_visits(host_visits& v) const {

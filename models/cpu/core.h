@@ -85,7 +85,8 @@ private:
     void fill(std::uint64_t line, line_state s, ps_t at);
     // A line displaced from private level `lv`: keeps the levels inclusive and passes dirty data down.
     void evicted(unsigned lv, const tag_array::victim& v, ps_t at);
-    void set_state_all(std::uint64_t line, line_state s);
+    // Sets the state of a line found in `slot` of level `lv` there and in the levels below.
+    void set_state_from(unsigned lv, long slot, std::uint64_t line, line_state s);
     void put(std::uint64_t line, bool dirty, ps_t at);
 
     core_module_params p_;
