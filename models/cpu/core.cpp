@@ -16,29 +16,13 @@ core::core(const sc_core::sc_module_name& name, const core_module_params& p)
         latency_.push_back(l.latency_ps);
     }
     stats_.resize(levels_.size());
-    l1_time_ = ps_time(latency_[0]);
-    while ((1u << line_shift_) < p.levels.front().line_size) ++line_shift_;
-    cpu_side.register_b_transport(this, &core::socket_b_transport);
+    cpu_side.register_b_transport(this, &core::b_transport);
 }
 
-void core::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    if (gp.is_read()) { // fast path: a load that hits in L1 needs nothing beyond the payload's address
-        tag_array& l1 = levels_[0];
-        const long slot = l1.slot(gp.get_address() >> line_shift_);
-        if (slot >= 0) {
-            l1.touch_at(slot);
-            ++stats_[0].hits;
-            delay += l1_time_;
-            gp.set_response_status(tlm::TLM_OK_RESPONSE);
-            return;
-        }
-    }
+void core::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     mem_txn* t = gp.get_extension<mem_txn>();
     assert(t);
-    cur_task_ = t->task;
-    cur_cpu_ = t->cpu;
-    const ps_t lat = access(*t, sc_core::sc_time_stamp().value() + delay.value());
-    delay += lat == latency_[0] ? l1_time_ : ps_time(lat);
+    delay += ps_time(access_direct(*t, sc_core::sc_time_stamp().value() + delay.value()));
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -51,8 +51,24 @@ public:
     // Elaboration: the LLC this core sits under (on its port p.index_in_llc).
     void connect(llc& l) { llc_ = &l; }
 
-    // What cpu_side does for a transaction; a hart bound to this core calls it directly.
-    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // A hart's access (t.op load, store or atomic; t.line) at absolute time `at`: returns its latency and
+    // sets t.source. Harts bound to this core call it directly; cpu_side's b_transport calls it with the
+    // payload's extension, at SystemC time plus the annotated delay.
+    ps_t access_direct(mem_txn& t, ps_t at) {
+        if (t.op == mem_op::load) { // fast path: a load that hits in L1
+            tag_array& l1 = levels_[0];
+            const long slot = l1.slot(t.line);
+            if (slot >= 0) {
+                l1.touch_at(slot);
+                ++stats_[0].hits;
+                t.source = mem_source::l1;
+                return latency_[0];
+            }
+        }
+        cur_task_ = t.task;
+        cur_cpu_ = t.cpu;
+        return access(t, at);
+    }
     // A snoop from the LLC: downgrades (snoop_shared) or drops (snoop_invalidate) `line` in every private
     // level. Returns whether the core held it; `dirty`: it held it modified.
     bool snoop(mem_op op, std::uint64_t line, bool& dirty);
@@ -74,9 +90,7 @@ public:
     void add_visits(host_visits& v) const;
 
 private:
-    void socket_b_transport(int /*hart*/, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-        b_transport(gp, delay);
-    }
+    void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
     // Times are absolute (ps).
     ps_t access(mem_txn& t, ps_t at);
@@ -92,8 +106,6 @@ private:
     core_module_params p_;
     std::vector<tag_array> levels_;
     std::vector<ps_t> latency_;
-    sc_core::sc_time l1_time_; // latency_[0] as sc_time (the most frequent answer)
-    unsigned line_shift_ = 0;  // log2(line size)
     std::vector<cache_stats> stats_;
     mem_txn down_;
     llc* llc_ = nullptr;

@@ -3,15 +3,16 @@
 
 #include "models/cpu/core.h"
 
+#include <tlm_core/tlm_2/tlm_quantum/tlm_global_quantum.h>
+
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 namespace warmsched::models {
 
 hart::hart(const sc_core::sc_module_name& name, const hart_params& p) : sc_module(name), mem("mem"), p_(p) {
-    qk_.reset();
-    req_.txn.cpu = p.cpu;
+    reset_quantum();
+    req_.cpu = p.cpu;
 }
 
 void hart::bind(core& c) {
@@ -19,82 +20,87 @@ void hart::bind(core& c) {
     core_ = &c;
 }
 
-sc_core::sc_time hart::issue(mem_op op, std::uint64_t addr) {
-    // The generic payload carries the address and the command (what a plain load or store needs); the
-    // extension adds what the hierarchy needs beyond that.
-    req_.gp.set_address(addr);
-    req_.gp.set_command(op == mem_op::load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-    req_.txn.op = op;
-    req_.txn.line = addr / p_.line_size;
-    req_.txn.source = mem_source::l1;
-    if (req_.txn.line & (p_.set_sampling - 1)) { // not a sampled line: behave like the latest sampled access
-        req_.txn.source = last_sampled_source_;
+void hart::reset_quantum() {
+    local_ps_ = 0;
+    next_sync_ps_ = sc_now() + tlm::tlm_global_quantum::instance().compute_local_quantum().value();
+}
+
+void hart::sync() {
+    sc_core::wait(ps_time(local_ps_));
+    reset_quantum();
+}
+
+ps_t hart::issue(mem_op op, std::uint64_t addr, ps_t at) {
+    req_.op = op;
+    req_.line = addr / p_.line_size;
+    req_.source = mem_source::l1;
+    if (req_.line & (p_.set_sampling - 1)) { // not a sampled line: behave like the latest sampled access
+        req_.source = last_sampled_source_;
         ++stats_.accesses[static_cast<int>(last_sampled_source_)];
-        stats_.latency_ps[static_cast<int>(last_sampled_source_)] += last_sampled_.value();
+        stats_.latency_ps[static_cast<int>(last_sampled_source_)] += last_sampled_;
         return last_sampled_;
     }
-    sc_core::sc_time delay = qk_.get_local_time();
-    const sc_core::sc_time start = delay;
-    core_->b_transport(req_.gp, delay);
+    const ps_t lat = core_->access_direct(req_, at);
     ++visits_.accesses;
-    if (req_.txn.source != mem_source::l1) ++visits_.l1_misses;
-    const sc_core::sc_time lat = delay - start;
+    if (req_.source != mem_source::l1) ++visits_.l1_misses;
     last_sampled_ = lat;
-    last_sampled_source_ = req_.txn.source;
-    const int src = static_cast<int>(req_.txn.source);
+    last_sampled_source_ = req_.source;
+    const int src = static_cast<int>(req_.source);
     ++stats_.accesses[src];
-    stats_.latency_ps[src] += lat.value();
-    if (observer_ && req_.txn.source != mem_source::l1) {
+    stats_.latency_ps[src] += lat;
+    if (observer_ && req_.source != mem_source::l1) {
         ++visits_.observer_calls;
-        observer_->missed(p_.cpu, req_.txn.task, req_.txn.line, req_.txn.source, lat.value());
+        observer_->missed(p_.cpu, req_.task, req_.line, req_.source, lat);
     }
     return lat;
 }
 
-void hart::advance(const sc_core::sc_time& t) {
-    qk_.inc(t);
-    if (qk_.need_sync()) qk_.sync();
+void hart::advance(ps_t t) {
+    local_ps_ += t;
+    if (need_sync()) sync();
 }
 
 ps_t hart::access(mem_op op, std::uint64_t addr) {
-    const sc_core::sc_time lat = issue(op, addr);
+    const ps_t lat = issue(op, addr, now());
     advance(lat);
-    return lat.value();
+    return lat;
 }
 
 ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
-    const ps_t start = now();
+    ps_t base = sc_now(); // SystemC time: it moves only when this thread syncs
+    const ps_t start = base + local_ps_;
     const std::size_t window = sequential ? p_.max_outstanding_stream : p_.max_outstanding;
-    // Completion times of the accesses in flight, earliest first: like a pool of miss-status holding
-    // registers, any one that frees up takes the next access.
+    // Completion times of the accesses in flight: like a pool of miss-status holding registers, any one
+    // that frees up takes the next access. A window holds a few tens at most: an unordered array whose
+    // minimum is found by a scan.
     std::vector<ps_t>& inflight = inflight_;
-    const auto later = std::greater<ps_t>();
-    const auto pop = [&] {
-        std::pop_heap(inflight.begin(), inflight.end(), later);
-        inflight.pop_back();
-    };
     inflight.clear();
+    const auto pop_earliest = [&] {
+        const auto it = std::min_element(inflight.begin(), inflight.end());
+        const ps_t e = *it;
+        *it = inflight.back();
+        inflight.pop_back();
+        return e;
+    };
     ps_t t = start, last = start;
     for (std::size_t i = 0; i < n; ++i) {
-        while (!inflight.empty() && inflight.front() <= t) pop();
-        if (inflight.size() >= window) { // all busy: wait for the first to complete
-            t = inflight.front();
-            pop();
-        }
-        qk_.set(ps_time(t - sc_core::sc_time_stamp().value()));
-        const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr).value();
+        inflight.erase(std::remove_if(inflight.begin(), inflight.end(), [t](ps_t c) { return c <= t; }),
+                       inflight.end());
+        if (inflight.size() >= window) t = pop_earliest(); // all busy: wait for the first to complete
+        local_ps_ = t - base;
+        const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr, t);
         inflight.push_back(t + lat);
-        std::push_heap(inflight.begin(), inflight.end(), later);
         last = std::max(last, t + lat);
         t += p_.cycle_ps; // one access issued per cycle
-        if (qk_.need_sync()) {
-            qk_.sync();
-            t = std::max(t, now());
+        if (need_sync()) {
+            sync();
+            base = sc_now();
+            t = std::max(t, base);
         }
     }
     const ps_t end = std::max(last, t);
-    qk_.set(ps_time(end - sc_core::sc_time_stamp().value()));
-    if (qk_.need_sync()) qk_.sync();
+    local_ps_ = end - base;
+    if (need_sync()) sync();
     return end - start;
 }
 
@@ -115,7 +121,7 @@ void hart::add_visits(host_visits& v) const {
 }
 
 void hart::compute_cycles(std::uint64_t cycles) {
-    advance(ps_time(cycles * p_.cycle_ps));
+    advance(cycles * p_.cycle_ps);
 }
 
 void hart::add_stats(stats::group& g) const {

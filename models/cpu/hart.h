@@ -4,6 +4,8 @@
 // independent accesses with up to `max_outstanding` misses in flight (memory-level parallelism). Time
 // runs ahead locally under a TLM-2.0 quantum keeper (temporal decoupling) and syncs with SystemC time
 // when the quantum is used up or when the program asks (before it communicates with another thread).
+// The quantum keeper is TLM-2.0's (tlm_utils::tlm_quantumkeeper) kept in integer picoseconds: the same
+// sync points, without an sc_time conversion per access.
 #pragma once
 
 #include "models/common/access_observer.h"
@@ -13,7 +15,6 @@
 
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include <array>
 #include <vector>
@@ -62,19 +63,19 @@ public:
     ps_t stream(const mem_access* accesses, std::size_t n, bool sequential);
     void compute_cycles(std::uint64_t cycles);
     // Busy for `t` without memory accesses (kernel work charged as CPU time).
-    void busy(ps_t t) { advance(ps_time(t)); }
+    void busy(ps_t t) { advance(t); }
     // Local time: SystemC time plus the quantum keeper's offset.
-    ps_t now() const { return sc_core::sc_time_stamp().value() + qk_.get_local_time().value(); }
+    ps_t now() const { return sc_now() + local_ps_; }
     // Brings SystemC time up to the local time (wait()s).
-    void sync() { qk_.sync(); }
+    void sync();
 
     // The software task this hart runs (0: none); every access carries it (see access_observer).
-    void set_task(std::uint32_t task) { req_.txn.task = task; }
-    std::uint32_t task() const { return req_.txn.task; }
+    void set_task(std::uint32_t task) { req_.task = task; }
+    std::uint32_t task() const { return req_.task; }
     // Told of every simulated access that does not hit L1 (nullptr: nobody).
     void set_observer(access_observer* o) { observer_ = o; }
 
-    mem_source last_source() const { return req_.txn.source; }
+    mem_source last_source() const { return req_.source; }
     const hart_params& params() const { return p_; }
     const hart_stats& stats() const { return stats_; }
     // Host work (models/common/host_visits.h): accesses sent to the core, their L1 misses, observer calls.
@@ -86,21 +87,25 @@ public:
     void extrapolate_since(const hart_stats& before, double factor);
 
 private:
+    static ps_t sc_now() { return sc_core::sc_time_stamp().value(); }
     ps_t access(mem_op op, std::uint64_t addr);
-    sc_core::sc_time issue(mem_op op,
-                           std::uint64_t addr); // one access at the current local time; returns its latency
-    void advance(const sc_core::sc_time& t);
+    ps_t issue(mem_op op, std::uint64_t addr, ps_t at); // one access at absolute time `at`; its latency
+    void advance(ps_t t);
+    // The quantum keeper (tlm_quantumkeeper's reset and need_sync, in ps).
+    void reset_quantum();
+    bool need_sync() const { return sc_now() + local_ps_ >= next_sync_ps_; }
 
     hart_params p_;
-    txn_payload req_;
-    sc_core::sc_time last_sampled_; // latency of the latest simulated access (set sampling)
+    mem_txn req_;
+    ps_t last_sampled_ = 0; // latency of the latest simulated access (set sampling)
     mem_source last_sampled_source_ = mem_source::l1;
-    tlm_utils::tlm_quantumkeeper qk_;
+    ps_t local_ps_ = 0;     // local time ahead of SystemC time
+    ps_t next_sync_ps_ = 0; // absolute: the end of the current quantum
     hart_stats stats_;
     host_visits visits_;
     access_observer* observer_ = nullptr;
     core* core_ = nullptr;
-    std::vector<ps_t> inflight_; // stream(): completion times of the misses in flight, a min-heap (kept to reuse)
+    std::vector<ps_t> inflight_; // stream(): completion times of the misses in flight (kept to reuse)
 };
 
 } // namespace warmsched::models
