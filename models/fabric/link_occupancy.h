@@ -23,9 +23,7 @@ public:
     // up to a power of two, so that a bucket's ring slot is a mask, not a division).
     link_occupancy(double bytes_per_s, std::uint64_t bucket_ps, unsigned horizon = 4096)
         : full_bytes_per_ps_(bytes_per_s / 1e12), bytes_per_ps_(full_bytes_per_ps_), bucket_ps_(bucket_ps),
-          capacity_(bytes_per_s * bucket_ps / 1e12), mask_(round_up_pow2(horizon) - 1),
-          demand_(mask_ + 1, 0.0), backlog_(mask_ + 1, 0.0), demand_tag_(mask_ + 1, no_bucket),
-          backlog_tag_(mask_ + 1, no_bucket) {}
+          capacity_(bytes_per_s * bucket_ps / 1e12), mask_(round_up_pow2(horizon) - 1), ring_(mask_ + 1) {}
 
     // Reserves `bytes` for a transfer that wants to start at `t_ps`; returns its queueing delay in ps.
     std::uint64_t reserve(std::uint64_t t_ps, double bytes) {
@@ -68,24 +66,29 @@ private:
         return p;
     }
     // Each ring slot remembers which bucket it holds, so forgetting old buckets costs nothing: a slot
-    // holding another bucket reads as no demand / no backlog.
+    // holding another bucket reads as no demand / no backlog. A slot's four fields sit together (two
+    // slots to a host cache line): the backlog walk below reads consecutive slots.
+    struct slot {
+        double demand = 0, backlog = 0;
+        std::uint64_t demand_tag = no_bucket, backlog_tag = no_bucket;
+    };
     double demand(std::uint64_t k) const {
-        const std::size_t i = k & mask_;
-        return demand_tag_[i] == k ? demand_[i] : 0.0;
+        const slot& s = ring_[k & mask_];
+        return s.demand_tag == k ? s.demand : 0.0;
     }
     void set_demand(std::uint64_t k, double v) {
-        const std::size_t i = k & mask_;
-        demand_[i] = v;
-        demand_tag_[i] = k;
+        slot& s = ring_[k & mask_];
+        s.demand = v;
+        s.demand_tag = k;
     }
     double backlog(std::uint64_t k) const {
-        const std::size_t i = k & mask_;
-        return backlog_tag_[i] == k ? backlog_[i] : 0.0;
+        const slot& s = ring_[k & mask_];
+        return s.backlog_tag == k ? s.backlog : 0.0;
     }
     void set_backlog(std::uint64_t k, double v) {
-        const std::size_t i = k & mask_;
-        backlog_[i] = v;
-        backlog_tag_[i] = k;
+        slot& s = ring_[k & mask_];
+        s.backlog = v;
+        s.backlog_tag = k;
     }
 
     // Bytes still queued at the start of bucket b. Buckets after the last demand whose backlog has
@@ -116,8 +119,7 @@ private:
     std::uint64_t bucket_ps_;
     double capacity_;
     std::uint64_t mask_;
-    std::vector<double> demand_, backlog_;
-    std::vector<std::uint64_t> demand_tag_, backlog_tag_;
+    std::vector<slot> ring_;
     std::uint64_t base_ = 0;        // oldest bucket remembered
     std::uint64_t known_ = 0;       // backlog is valid for buckets base_..known_
     std::uint64_t last_demand_ = 0; // the latest bucket that received demand (if any_demand_)
