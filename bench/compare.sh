@@ -11,6 +11,9 @@
 #   hackbench zen3 g10 l100   warmsched run --platform zen3-5950x -- hackbench -p -g 10 -l 100 (EEVDF)
 #   hackbench zen3 g10 l1000  the same with -l 1000 (issue 16's first target)
 #   --full adds: hackbench genoa g200 l100  (--platform genoa-9654-2s, about 2-5 min per run)
+#                schbench zen3 m2 t8 r0.1   (--platform zen3-5950x -- schbench -m 2 -t 8 -r 0.1: compute)
+# After the table, the host work per simulated access of each run and stream (the structures the
+# hardware model visited, models/common/host_visits.h), from the first round, for builds that print it.
 # Wall seconds and peak memory (GNU time's %e and %M) for the runs, accesses/s for the cache streams.
 # Ratios are NEW/BASE for throughput (above 1: NEW is faster) and BASE/NEW for wall time (the same
 # sense: above 1, NEW is faster). Rounds default to 3 (the median of 3). Exit status 2 for a bad
@@ -47,7 +50,8 @@ trap 'rm -rf "$out"' EXIT
 runs="hackbench_zen3_g10_l100|--platform zen3-5950x -- hackbench -p -g 10 -l 100
 hackbench_zen3_g10_l1000|--platform zen3-5950x -- hackbench -p -g 10 -l 1000"
 [ $full = 1 ] && runs="$runs
-hackbench_genoa_g200_l100|--platform genoa-9654-2s -- hackbench -p -g 200 -l 100"
+hackbench_genoa_g200_l100|--platform genoa-9654-2s -- hackbench -p -g 200 -l 100
+schbench_zen3_m2_t8_r0.1|--platform zen3-5950x -- schbench -m 2 -t 8 -r 0.1"
 
 # one_build SIDE DIR ROUND: every benchmark once with the build in DIR; appends "name side value" lines.
 one_build() {
@@ -100,3 +104,11 @@ sort -k1,1 -s "$out/values" | awk '
             printf "%-40s %14.4g %14.4g %8.2f\n", order[i], b, n, s
         }
     }'
+for side in base new; do
+    grep -q 'host work' "$out/cache.$side.1" 2>/dev/null || continue
+    echo "# host work of $side, per simulated access:"
+    awk '/ hits | misses /{ name = $1 " " $2 } /host work/{ sub(/.*per simulated access: /, ""); printf "#   cache %-10s %s\n", name, $0 }' "$out/cache.$side.1"
+    echo "$runs" | while IFS='|' read -r name args; do
+        sed -n 's/.*host work per simulated access: /#   '"$name"' /p' "$out/$name.$side.1"
+    done
+done

@@ -10,7 +10,7 @@ std::string host_visits::per_access() const {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "per simulated access: %.2f tag sets, %.2f line records, %.2f link buckets, %.2f observer "
-                  "calls (L1 misses %.2f)",
+                  "calls; %.2f left L1",
                   static_cast<double>(tag_sets) / n, static_cast<double>(line_records) / n,
                   static_cast<double>(link_buckets) / n, static_cast<double>(observer_calls) / n,
                   static_cast<double>(l1_misses) / n);

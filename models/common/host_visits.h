@@ -23,7 +23,7 @@ struct host_visits {
                 link_buckets - before.link_buckets, observer_calls - before.observer_calls};
     }
     // "per simulated access: 1.25 tag sets, 0.50 line records, 0.00 link buckets, 0.25 observer calls
-    // (L1 misses 0.25)"
+    // ; 0.25 left L1"
     std::string per_access() const;
 };
 
