@@ -73,10 +73,10 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
             t.granted = line_state::shared;
             lat += p_.peer_snoop_ps;
             if (dirty)
-                insert(line, line_state::modified, at + lat); // the dirty data goes to the LLC
+                insert(line, d, line_state::modified, at + lat); // the dirty data goes to the LLC
             return lat;
         }
-        const long slot = tags_.slot(line);
+        const long slot = d.in_tags ? tags_.slot(line) : -1;
         if (slot >= 0) {
             ++stats_.hits;
             tags_.touch_at(slot);
@@ -84,6 +84,7 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
             t.source = mem_source::llc;
             if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
                 tags_.invalidate_at(slot); // the line moves up to the core, dirtiness with it
+                d.in_tags = false;
                 t.granted = s == line_state::modified ? line_state::modified
                             : d.exclusive             ? line_state::exclusive
                                                       : line_state::shared;
@@ -113,8 +114,8 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     d.ports |= bit(port);
     d.exclusive = home_.granted != line_state::shared;
     d.owner = d.exclusive ? static_cast<int>(port) : -1;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert_absent(line, home_.granted, at + lat);
+    if (p_.inclusion == platform::inclusion_policy::inclusive && !d.in_tags)
+        insert_absent(line, d, home_.granted, at + lat);
     return lat;
 }
 
@@ -139,13 +140,15 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
                 snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
             }
         }
-        const long slot = tags_.slot(line);
+        const long slot = d.in_tags ? tags_.slot(line) : -1;
         if (slot >= 0) {
             have_data = true;
-            if (p_.inclusion == platform::inclusion_policy::inclusive)
+            if (p_.inclusion == platform::inclusion_policy::inclusive) {
                 tags_.set_state_at(slot, line_state::modified);
-            else
+            } else {
                 tags_.invalidate_at(slot); // the writer's copy is the only valid one now
+                d.in_tags = false;
+            }
         }
         d.ports = bit(port);
         d.owner = static_cast<int>(port);
@@ -165,8 +168,8 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
     d.owner = static_cast<int>(port);
     d.exclusive = true;
     t.granted = line_state::modified;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && tags_.find(line) < 0)
-        insert_absent(line, line_state::modified, at + lat);
+    if (p_.inclusion == platform::inclusion_policy::inclusive && !d.in_tags)
+        insert_absent(line, d, line_state::modified, at + lat);
     return lat;
 }
 
@@ -177,7 +180,7 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     it->ports &= ~bit(port);
     if (it->owner == static_cast<int>(port)) it->owner = -1;
     const bool exclusive = it->exclusive;
-    const long slot = tags_.slot(line);
+    const long slot = it->in_tags ? tags_.slot(line) : -1;
     if (slot >= 0) {
         if (t.dirty) tags_.set_state_at(slot, line_state::modified);
         tags_.touch_at(slot);
@@ -185,20 +188,22 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     }
     assert(p_.inclusion != platform::inclusion_policy::inclusive);
     ++stats_.victim_fills;
-    insert_absent(line, t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
+    insert_absent(line, *it,
+                  t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
 }
 
-void llc::insert(std::uint64_t line, line_state s, ps_t at) {
-    const long slot = tags_.slot(line);
+void llc::insert(std::uint64_t line, domain_line& d, line_state s, ps_t at) {
+    const long slot = d.in_tags ? tags_.slot(line) : -1;
     if (slot >= 0) {
         if (s == line_state::modified) tags_.set_state_at(slot, s);
         tags_.touch_at(slot);
         return;
     }
-    insert_absent(line, s, at);
+    insert_absent(line, d, s, at);
 }
 
-void llc::insert_absent(std::uint64_t line, line_state s, ps_t at) {
+void llc::insert_absent(std::uint64_t line, domain_line& d, line_state s, ps_t at) {
+    d.in_tags = true; // before the victim's eviction, which may move the record
     const tag_array::victim v = tags_.insert(line, s);
     if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
 }
@@ -207,6 +212,7 @@ void llc::evicted(std::uint64_t line, line_state s, ps_t at) {
     ++stats_.evictions;
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
+    it->in_tags = false;
     bool dirty = s == line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive) { // back-invalidate the cores
         for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
@@ -262,7 +268,7 @@ ps_t llc::home_snoop(mem_txn& t, ps_t) {
     if (!t.had_line) return lat;
     const bool invalidate = t.op == mem_op::snoop_invalidate;
     bool dirty = false;
-    const long slot = tags_.slot(line);
+    const long slot = it->in_tags ? tags_.slot(line) : -1;
     if (slot >= 0) {
         dirty = tags_.state_at(slot) == line_state::modified;
         if (invalidate) {

@@ -65,6 +65,11 @@ public:
     const tag_array& tags() const { return tags_; }
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
     bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }
+    // Whether the line's record says the tag array holds it (tests check it against the tags).
+    bool recorded_in_tags(std::uint64_t line) const {
+        const domain_line* d = domain_.find(line);
+        return d != nullptr && d->in_tags;
+    }
     std::uint64_t holder_ports(std::uint64_t line) const;
     // Told of every line evicted from the tag array for room (nullptr: nobody).
     void set_observer(access_observer* o) { observer_ = o; }
@@ -80,16 +85,18 @@ private:
         std::uint64_t ports = 0; // cores holding the line privately (bit per cpu_side port)
         int owner = -1;          // the port granted E or M (it may have modified the line silently), or -1
         bool exclusive = false;  // the home directory granted this domain E or M
+        bool in_tags = false;    // the tag array holds the line: without it, no set is scanned for it
     };
 
     // `at` is absolute (ps).
     ps_t read(unsigned port, mem_txn& t, ps_t at);
     ps_t write(unsigned port, mem_txn& t, ps_t at);
     void put(unsigned port, const mem_txn& t, ps_t at);
-    // Inserts a line into the tag array and deals with the line it displaces.
-    void insert(std::uint64_t line, line_state s, ps_t at);
+    // Inserts a line (its record `d`) into the tag array and deals with the line it displaces. The
+    // eviction may erase other records and move `d`: callers do not use `d` afterwards.
+    void insert(std::uint64_t line, domain_line& d, line_state s, ps_t at);
     // The same for a line known to be absent from the tag array.
-    void insert_absent(std::uint64_t line, line_state s, ps_t at);
+    void insert_absent(std::uint64_t line, domain_line& d, line_state s, ps_t at);
     void evicted(std::uint64_t line, line_state s, ps_t at);
     // Snoops one core; returns whether it held the line and sets `dirty`.
     bool snoop_core(unsigned port, mem_op op, std::uint64_t line, bool& dirty);
