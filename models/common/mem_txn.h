@@ -1,8 +1,9 @@
-// The memory transaction that travels through the hierarchy as a TLM-2.0 generic-payload extension:
-// the operation at each hop (a hart's load or store, a core's request to its LLC, an LLC's request to the
-// home directory, a directory's snoop to an LLC or a core, a write-back), who asked, and the answer --
-// the coherence state granted and where the data came from. Times are picoseconds; the TLM annotated
-// delay carries the latency. One payload per initiator is reused for every transaction (no allocation).
+// The memory transaction that travels through the hierarchy: the operation at each hop (a hart's load or
+// store, a core's request to its LLC, an LLC's request to the home directory, a directory's snoop to an
+// LLC or a core, a write-back), who asked, and the answer -- the coherence state granted and where the
+// data came from. At a core's TLM-2.0 socket it is the generic payload's extension (the annotated delay
+// carries the latency); below the core the models pass it by reference (models/cache/llc.h). Times are
+// picoseconds. Each sender owns its transactions and reuses them: nothing is allocated per access.
 #pragma once
 
 #include "models/cache/tag_array.h"
@@ -72,21 +73,6 @@ struct mem_txn : tlm::tlm_extension<mem_txn> {
     }
 };
 
-// A generic payload with its mem_txn extension attached for its whole life. The payload does not own
-// the extension (it is a member here), so it is detached before the payload's destructor would free it.
-struct txn_payload {
-    tlm::tlm_generic_payload gp;
-    mem_txn txn;
-    txn_payload() { gp.set_extension(&txn); }
-    ~txn_payload() { gp.clear_extension(&txn); }
-    txn_payload(const txn_payload&) = delete;
-    txn_payload& operator=(const txn_payload&) = delete;
-};
-
-// Absolute time of a transaction given the SystemC time and the annotated delay.
-inline ps_t abs_ps(const sc_core::sc_time& delay) {
-    return (sc_core::sc_time_stamp() + delay).value();
-}
 inline sc_core::sc_time ps_time(ps_t ps) {
     return sc_core::sc_time::from_value(ps);
 }

@@ -6,6 +6,8 @@
 #include "support/mini_platform.h"
 #include "workloads/probes/probe_program.h"
 
+#include <tlm_utils/simple_initiator_socket.h>
+
 #include <catch2/catch.hpp>
 
 using namespace warmsched;
@@ -162,4 +164,53 @@ TEST_CASE("memory bandwidth limits streams from several cores") {
     // Offered: 4 cores x 4 misses x 64 B / 102 ns = 10 GB/s; the channel gives 6.4 GB/s.
     CHECK(gbps == Approx(6.4).epsilon(0.05));
     CHECK(r.m.memory_at(0).channels().queued_ps() > 0);
+}
+
+namespace {
+// An initiator outside the machine (a user's TLM-2.0 model, say) with a socket into a core.
+struct outside_initiator : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<outside_initiator> socket;
+    explicit outside_initiator(const sc_core::sc_module_name& n) : sc_module(n), socket("socket") {}
+    // A load of `addr` at the current time; returns its latency and where it was served.
+    std::pair<models::ps_t, mem_source> load(std::uint64_t addr, std::uint32_t cpu) {
+        tlm::tlm_generic_payload gp;
+        models::mem_txn txn;
+        gp.set_extension(&txn);
+        gp.set_address(addr);
+        gp.set_command(tlm::TLM_READ_COMMAND);
+        txn.op = models::mem_op::load;
+        txn.line = addr / line;
+        txn.cpu = cpu;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        socket->b_transport(gp, delay);
+        gp.clear_extension(&txn);
+        CHECK(gp.get_response_status() == tlm::TLM_OK_RESPONSE);
+        return {delay.value(), txn.source};
+    }
+};
+} // namespace
+
+TEST_CASE("a TLM-2.0 initiator outside the machine is served through a core's socket as the core's harts are") {
+    rig r;
+    outside_initiator o("outside");
+    o.socket.bind(r.m.core_at(1).cpu_side); // the socket the harts of core 1 are bound to
+    const unsigned cpu1 = r.m.topo().cpu_of(1, 0);
+    std::pair<models::ps_t, mem_source> through_socket, again;
+    models::ps_t by_hart = 0;
+    mem_source hart_source{};
+    r.run([&] {
+        auto& h0 = r.m.cpu(0);
+        h0.load(0);
+        h0.load(8 * line);
+        through_socket = o.load(0, cpu1); // core 0 holds line 0: a peer supplies it
+        by_hart = r.m.cpu(cpu1).load(8 * line);
+        hart_source = r.m.cpu(cpu1).last_source();
+        again = o.load(0, cpu1); // now in core 1's L1
+    });
+    CHECK(through_socket.second == mem_source::peer_cache);
+    CHECK(through_socket.first == 25 * ns); // L3 20 + peer snoop 5
+    CHECK(hart_source == through_socket.second);
+    CHECK(by_hart == through_socket.first);
+    CHECK(again.second == mem_source::l1);
+    CHECK(again.first == 1 * ns);
 }
