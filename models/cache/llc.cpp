@@ -224,7 +224,10 @@ void llc::evicted(std::uint64_t line, line_state s, ps_t at) {
         it->owner = -1;
     }
     if (dirty) ++stats_.writebacks;
-    if (observer_) ++observer_calls_, observer_->left_llc(p_.index, line, cur_task_, cur_cpu_, it->ports == 0);
+    if (observer_) {
+        ++observer_calls_;
+        observer_->left_llc(p_.index, line, cur_task_, cur_cpu_, it->ports == 0);
+    }
     if (it->ports == 0) { // the domain no longer holds the line
         domain_.erase_found(it);
         notify_home(mem_op::put, line, dirty, at);

@@ -141,7 +141,10 @@ void core::put(std::uint64_t line, bool dirty, ps_t at) {
     down_.dirty = dirty;
     down_.task = cur_task_;
     down_.cpu = cur_cpu_;
-    if (observer_) ++observer_calls_, observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
+    if (observer_) {
+        ++observer_calls_;
+        observer_->left_core(p_.index, line, cur_task_, cur_cpu_);
+    }
     llc_->core_request(p_.index_in_llc, down_, at); // posted: evictions are off the critical path
 }
 
