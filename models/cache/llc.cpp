@@ -76,7 +76,7 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
                 insert(line, d, line_state::modified, at + lat); // the dirty data goes to the LLC
             return lat;
         }
-        const long slot = d.in_tags ? tags_.slot(line) : -1;
+        const long slot = d.slot;
         if (slot >= 0) {
             ++stats_.hits;
             tags_.touch_at(slot);
@@ -84,14 +84,14 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
             t.source = mem_source::llc;
             if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
                 tags_.invalidate_at(slot); // the line moves up to the core, dirtiness with it
-                d.in_tags = false;
+                d.slot = -1;
                 t.granted = s == line_state::modified ? line_state::modified
                             : d.exclusive             ? line_state::exclusive
                                                       : line_state::shared;
             } else {
                 t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
             }
-            if (t.granted != line_state::shared) d.owner = static_cast<int>(port);
+            if (t.granted != line_state::shared) d.owner = static_cast<std::int8_t>(port);
             d.ports |= bit(port);
             return lat;
         }
@@ -113,8 +113,8 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     t.granted = home_.granted;
     d.ports |= bit(port);
     d.exclusive = home_.granted != line_state::shared;
-    d.owner = d.exclusive ? static_cast<int>(port) : -1;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && !d.in_tags)
+    d.owner = d.exclusive ? static_cast<std::int8_t>(port) : std::int8_t{-1};
+    if (p_.inclusion == platform::inclusion_policy::inclusive && d.slot < 0)
         insert_absent(line, d, home_.granted, at + lat);
     return lat;
 }
@@ -140,18 +140,18 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
                 snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
             }
         }
-        const long slot = d.in_tags ? tags_.slot(line) : -1;
+        const long slot = d.slot;
         if (slot >= 0) {
             have_data = true;
             if (p_.inclusion == platform::inclusion_policy::inclusive) {
                 tags_.set_state_at(slot, line_state::modified);
             } else {
                 tags_.invalidate_at(slot); // the writer's copy is the only valid one now
-                d.in_tags = false;
+                d.slot = -1;
             }
         }
         d.ports = bit(port);
-        d.owner = static_cast<int>(port);
+        d.owner = static_cast<std::int8_t>(port);
     }
     if (exclusive) {
         ++stats_.hits;
@@ -165,10 +165,10 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
     lat += to_home(have_data ? mem_op::upgrade : mem_op::get_exclusive, line, at + lat);
     if (!have_data || core_had_data) t.source = home_.source;
     d.ports = bit(port);
-    d.owner = static_cast<int>(port);
+    d.owner = static_cast<std::int8_t>(port);
     d.exclusive = true;
     t.granted = line_state::modified;
-    if (p_.inclusion == platform::inclusion_policy::inclusive && !d.in_tags)
+    if (p_.inclusion == platform::inclusion_policy::inclusive && d.slot < 0)
         insert_absent(line, d, line_state::modified, at + lat);
     return lat;
 }
@@ -180,7 +180,7 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     it->ports &= ~bit(port);
     if (it->owner == static_cast<int>(port)) it->owner = -1;
     const bool exclusive = it->exclusive;
-    const long slot = it->in_tags ? tags_.slot(line) : -1;
+    const long slot = it->slot;
     if (slot >= 0) {
         if (t.dirty) tags_.set_state_at(slot, line_state::modified);
         tags_.touch_at(slot);
@@ -193,7 +193,7 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
 }
 
 void llc::insert(std::uint64_t line, domain_line& d, line_state s, ps_t at) {
-    const long slot = d.in_tags ? tags_.slot(line) : -1;
+    const long slot = d.slot;
     if (slot >= 0) {
         if (s == line_state::modified) tags_.set_state_at(slot, s);
         tags_.touch_at(slot);
@@ -203,8 +203,8 @@ void llc::insert(std::uint64_t line, domain_line& d, line_state s, ps_t at) {
 }
 
 void llc::insert_absent(std::uint64_t line, domain_line& d, line_state s, ps_t at) {
-    d.in_tags = true; // before the victim's eviction, which may move the record
     const tag_array::victim v = tags_.insert(line, s);
+    d.slot = static_cast<std::int32_t>(v.slot); // before the victim's eviction, which may move the record
     if (v.line != tag_array::no_line) evicted(v.line, v.state, at);
 }
 
@@ -212,7 +212,7 @@ void llc::evicted(std::uint64_t line, line_state s, ps_t at) {
     ++stats_.evictions;
     domain_line* it = domain_.find(line);
     assert(it != nullptr);
-    it->in_tags = false;
+    it->slot = -1;
     bool dirty = s == line_state::modified;
     if (p_.inclusion == platform::inclusion_policy::inclusive) { // back-invalidate the cores
         for (std::uint64_t ports = it->ports; ports; ports &= ports - 1) {
@@ -271,7 +271,7 @@ ps_t llc::home_snoop(mem_txn& t, ps_t) {
     if (!t.had_line) return lat;
     const bool invalidate = t.op == mem_op::snoop_invalidate;
     bool dirty = false;
-    const long slot = it->in_tags ? tags_.slot(line) : -1;
+    const long slot = it->slot;
     if (slot >= 0) {
         dirty = tags_.state_at(slot) == line_state::modified;
         if (invalidate) {

@@ -65,10 +65,11 @@ public:
     const tag_array& tags() const { return tags_; }
     // Whether the domain (the LLC or one of its cores) holds `line`, and which cores do (port bit mask).
     bool holds(std::uint64_t line) const { return domain_.find(line) != nullptr; }
-    // Whether the line's record says the tag array holds it (tests check it against the tags).
-    bool recorded_in_tags(std::uint64_t line) const {
+    // The line's slot in the tag array as its record keeps it (-1: not there; tests check it against
+    // the tags).
+    long recorded_slot(std::uint64_t line) const {
         const domain_line* d = domain_.find(line);
-        return d != nullptr && d->in_tags;
+        return d == nullptr ? -1 : d->slot;
     }
     std::uint64_t holder_ports(std::uint64_t line) const;
     // Told of every line evicted from the tag array for room (nullptr: nobody).
@@ -83,10 +84,11 @@ public:
 private:
     struct domain_line {
         std::uint64_t ports = 0; // cores holding the line privately (bit per cpu_side port)
-        int owner = -1;          // the port granted E or M (it may have modified the line silently), or -1
+        std::int32_t slot = -1;  // where the tag array holds the line (tag_array::slot), -1: not there
+        std::int8_t owner = -1;  // the port granted E or M (it may have modified the line silently), or -1
         bool exclusive = false;  // the home directory granted this domain E or M
-        bool in_tags = false;    // the tag array holds the line: without it, no set is scanned for it
     };
+    static_assert(sizeof(domain_line) == 16, "one exists per line the domain holds");
 
     // `at` is absolute (ps).
     ps_t read(unsigned port, mem_txn& t, ps_t at);

@@ -49,6 +49,7 @@ tag_array::victim tag_array::insert(std::uint64_t line, line_state s) {
     tags_[base + way] = line;
     states_[base + way] = s;
     stamps_[base + way] = next_stamp();
+    v.slot = static_cast<long>(base + way);
     return v;
 }
 

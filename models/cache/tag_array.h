@@ -35,6 +35,7 @@ public:
     struct victim {
         std::uint64_t line = no_line; // no_line when the fill used a free way
         line_state state = line_state::invalid;
+        long slot = -1; // where the inserted line went (see slot())
     };
 
     tag_array(std::uint64_t size_bytes, unsigned associativity, unsigned line_size, bool random_replacement,

@@ -147,9 +147,9 @@ struct checker {
             const bool in_tags = c.tags().find(line) >= 0;
             if (in_tags && !c.holds(line))
                 err << "llc" << l << " tags hold the line without a domain entry; ";
-            if (c.recorded_in_tags(line) != in_tags) // the record's bit spares set scans: it must be right
-                err << "llc" << l << " record says in_tags=" << c.recorded_in_tags(line) << " but tags "
-                    << (in_tags ? "hold" : "lack") << " the line; ";
+            if (c.recorded_slot(line) != c.tags().slot(line)) // the record's slot spares set scans
+                err << "llc" << l << " record says slot " << c.recorded_slot(line) << " but the tags "
+                    << c.tags().slot(line) << "; ";
             const bool listed = (dir_sharers >> l) & 1;
             if (c.holds(line) != listed)
                 err << "llc" << l << " domain holds=" << c.holds(line)
