@@ -59,53 +59,50 @@ ps_t llc::read(unsigned port, mem_txn& t, ps_t at) {
     // does the tag array: the tags hold only lines with a record) falls through to the miss below; the
     // request to the home snoops only the other LLCs, so the record stays put until the fill's eviction.
     domain_line& d = domain_[line];
-    {
-        const std::uint64_t others = d.ports & ~bit(port);
-        if (d.owner >= 0 && d.owner != static_cast<int>(port)) {
-            // A core of this LLC holds the line E or M (perhaps modified): it supplies it and keeps a copy.
-            ++stats_.hits;
-            ++stats_.peer_supplies;
-            bool dirty = false;
-            snoop_core(static_cast<unsigned>(d.owner), mem_op::snoop_shared, line, dirty);
-            d.owner = -1;
-            d.ports |= bit(port);
-            t.source = mem_source::peer_cache;
-            t.granted = line_state::shared;
-            lat += p_.peer_snoop_ps;
-            if (dirty)
-                insert(line, d, line_state::modified, at + lat); // the dirty data goes to the LLC
-            return lat;
+    const std::uint64_t others = d.ports & ~bit(port);
+    if (d.owner >= 0 && d.owner != static_cast<int>(port)) {
+        // A core of this LLC holds the line E or M (perhaps modified): it supplies it and keeps a copy.
+        ++stats_.hits;
+        ++stats_.peer_supplies;
+        bool dirty = false;
+        snoop_core(static_cast<unsigned>(d.owner), mem_op::snoop_shared, line, dirty);
+        d.owner = -1;
+        d.ports |= bit(port);
+        t.source = mem_source::peer_cache;
+        t.granted = line_state::shared;
+        lat += p_.peer_snoop_ps;
+        if (dirty) insert(line, d, line_state::modified, at + lat); // the dirty data goes to the LLC
+        return lat;
+    }
+    const long slot = d.slot;
+    if (slot >= 0) {
+        ++stats_.hits;
+        tags_.touch_at(slot);
+        const line_state s = tags_.state_at(slot);
+        t.source = mem_source::llc;
+        if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
+            tags_.invalidate_at(slot); // the line moves up to the core, dirtiness with it
+            d.slot = -1;
+            t.granted = s == line_state::modified ? line_state::modified
+                        : d.exclusive             ? line_state::exclusive
+                                                  : line_state::shared;
+        } else {
+            t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
         }
-        const long slot = d.slot;
-        if (slot >= 0) {
-            ++stats_.hits;
-            tags_.touch_at(slot);
-            const line_state s = tags_.state_at(slot);
-            t.source = mem_source::llc;
-            if (p_.inclusion == platform::inclusion_policy::victim && others == 0) {
-                tags_.invalidate_at(slot); // the line moves up to the core, dirtiness with it
-                d.slot = -1;
-                t.granted = s == line_state::modified ? line_state::modified
-                            : d.exclusive             ? line_state::exclusive
-                                                      : line_state::shared;
-            } else {
-                t.granted = d.exclusive && others == 0 ? line_state::exclusive : line_state::shared;
-            }
-            if (t.granted != line_state::shared) d.owner = static_cast<std::int8_t>(port);
-            d.ports |= bit(port);
-            return lat;
-        }
-        if (others) { // other cores under this LLC share it: one of them supplies it
-            ++stats_.hits;
-            ++stats_.peer_supplies;
-            bool dirty = false;
-            snoop_core(lowest(others), mem_op::snoop_shared, line, dirty);
-            d.ports |= bit(port);
-            t.source = mem_source::peer_cache;
-            t.granted = line_state::shared;
-            lat += p_.peer_snoop_ps;
-            return lat;
-        }
+        if (t.granted != line_state::shared) d.owner = static_cast<std::int8_t>(port);
+        d.ports |= bit(port);
+        return lat;
+    }
+    if (others) { // other cores under this LLC share it: one of them supplies it
+        ++stats_.hits;
+        ++stats_.peer_supplies;
+        bool dirty = false;
+        snoop_core(lowest(others), mem_op::snoop_shared, line, dirty);
+        d.ports |= bit(port);
+        t.source = mem_source::peer_cache;
+        t.granted = line_state::shared;
+        lat += p_.peer_snoop_ps;
+        return lat;
     }
     ++stats_.misses;
     lat += to_home(mem_op::get_shared, line, at + lat);
@@ -124,35 +121,32 @@ ps_t llc::write(unsigned port, mem_txn& t, ps_t at) {
     ps_t lat = p_.latency_ps;
     const bool core_had_data = t.op == mem_op::upgrade;
     bool have_data = core_had_data;
-    bool exclusive = false;
     t.source = mem_source::llc;
     domain_line& d = domain_[line]; // found or made, as in read()
-    {
-        exclusive = d.exclusive;
-        std::uint64_t others = d.ports & ~bit(port);
-        if (others) {
-            ++stats_.peer_supplies;
-            if (!have_data) t.source = mem_source::peer_cache;
-            lat += p_.peer_snoop_ps;
-            have_data = true;
-            for (; others; others &= others - 1) {
-                bool dirty = false;
-                snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
-            }
+    const bool exclusive = d.exclusive;
+    std::uint64_t others = d.ports & ~bit(port);
+    if (others) {
+        ++stats_.peer_supplies;
+        if (!have_data) t.source = mem_source::peer_cache;
+        lat += p_.peer_snoop_ps;
+        have_data = true;
+        for (; others; others &= others - 1) {
+            bool dirty = false;
+            snoop_core(lowest(others), mem_op::snoop_invalidate, line, dirty);
         }
-        const long slot = d.slot;
-        if (slot >= 0) {
-            have_data = true;
-            if (p_.inclusion == platform::inclusion_policy::inclusive) {
-                tags_.set_state_at(slot, line_state::modified);
-            } else {
-                tags_.invalidate_at(slot); // the writer's copy is the only valid one now
-                d.slot = -1;
-            }
-        }
-        d.ports = bit(port);
-        d.owner = static_cast<std::int8_t>(port);
     }
+    const long slot = d.slot;
+    if (slot >= 0) {
+        have_data = true;
+        if (p_.inclusion == platform::inclusion_policy::inclusive) {
+            tags_.set_state_at(slot, line_state::modified);
+        } else {
+            tags_.invalidate_at(slot); // the writer's copy is the only valid one now
+            d.slot = -1;
+        }
+    }
+    d.ports = bit(port);
+    d.owner = static_cast<std::int8_t>(port);
     if (exclusive) {
         ++stats_.hits;
         t.granted = line_state::modified;
@@ -189,7 +183,10 @@ void llc::put(unsigned port, const mem_txn& t, ps_t at) {
     assert(p_.inclusion != platform::inclusion_policy::inclusive);
     ++stats_.victim_fills;
     insert_absent(line, *it,
-                  t.dirty ? line_state::modified : exclusive ? line_state::exclusive : line_state::shared, at);
+                  t.dirty     ? line_state::modified
+                  : exclusive ? line_state::exclusive
+                              : line_state::shared,
+                  at);
 }
 
 void llc::insert(std::uint64_t line, domain_line& d, line_state s, ps_t at) {

@@ -8,9 +8,9 @@
 // sync points, without an sc_time conversion per access.
 #pragma once
 
+#include "base/stats/stats_group.h"
 #include "models/common/access_observer.h"
 #include "models/common/host_visits.h"
-#include "base/stats/stats_group.h"
 #include "models/common/mem_txn.h"
 
 #include <systemc>

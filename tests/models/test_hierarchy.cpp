@@ -190,7 +190,8 @@ struct outside_initiator : sc_core::sc_module {
 };
 } // namespace
 
-TEST_CASE("a TLM-2.0 initiator outside the machine is served through a core's socket as the core's harts are") {
+TEST_CASE(
+    "a TLM-2.0 initiator outside the machine is served through a core's socket as the core's harts are") {
     rig r;
     outside_initiator o("outside");
     o.socket.bind(r.m.core_at(1).cpu_side); // the socket the harts of core 1 are bound to
