@@ -91,8 +91,9 @@ ps_t hart::stream(const mem_access* accesses, std::size_t n, bool sequential) {
         const ps_t lat = issue(accesses[i].write ? mem_op::store : mem_op::load, accesses[i].addr, t);
         inflight.push_back(t + lat);
         last = std::max(last, t + lat);
+        const ps_t issued = t;
         t += p_.cycle_ps; // one access issued per cycle
-        if (need_sync()) {
+        if (issued >= next_sync_ps_) { // need_sync(): SystemC time is still `base` here
             sync();
             base = sc_now();
             t = std::max(t, base);

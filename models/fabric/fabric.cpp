@@ -21,7 +21,6 @@ fabric::route fabric::make_route(unsigned from_stop, unsigned to_stop) {
     out.latency_ps = static_cast<ps_t>(r.latency_ps);
     for (unsigned i : r.links) {
         out.links.emplace_back(&links_[i], static_cast<ps_t>(graph_.links()[i].latency_ps));
-        out.link_index.push_back(i);
     }
     return out;
 }
@@ -51,10 +50,10 @@ ps_t fabric::traverse(const route& r, ps_t at, bool data) {
     if (!data) return r.latency_ps;
     ps_t elapsed = 0;
     const bool meter = meter_ && meter_->recording();
-    for (std::size_t k = 0; k < r.links.size(); ++k) {
-        const ps_t wait = r.links[k].first->reserve(at + elapsed, line_size_);
-        if (meter) meter_->record(r.link_index[k], line_size_);
-        elapsed += wait + r.links[k].second;
+    for (const auto& [link, latency_ps] : r.links) {
+        const ps_t wait = link->reserve(at + elapsed, line_size_);
+        if (meter) meter_->record(static_cast<unsigned>(link - links_.data()), line_size_);
+        elapsed += wait + latency_ps;
     }
     return elapsed;
 }

@@ -52,7 +52,6 @@ private:
     struct route {
         ps_t latency_ps = 0;
         std::vector<std::pair<link_occupancy*, ps_t>> links; // in order
-        std::vector<unsigned> link_index;                   // the same links' indices (the flow meter)
     };
     const route& llc_home(unsigned l, unsigned h) const { return routes_[l * num_homes_ + h]; }
     const route& home_llc(unsigned h, unsigned l) const { return routes_[(num_llcs_ + l) * num_homes_ + h]; }
