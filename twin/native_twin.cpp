@@ -182,6 +182,19 @@ std::vector<std::string> command_programs(const std::vector<std::string>& words)
     return progs;
 }
 
+std::vector<std::string> command_with_absolute_files(const std::vector<std::string>& words) {
+    std::vector<std::string> v = words;
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        const fs::path p(v[i]);
+        std::error_code ec;
+        // Numbers and CPU lists stay as they are, even if a file of that name happens to be here.
+        const bool number = v[i].find_first_not_of("0123456789.,:-") == std::string::npos;
+        if (v[i].empty() || v[i][0] == '-' || number || p.is_absolute() || !fs::is_regular_file(p, ec)) continue;
+        v[i] = fs::absolute(p, ec).lexically_normal().string();
+    }
+    return v;
+}
+
 int run_native_twin(const native_settings& s, std::ostream& out) {
     if (s.command.words.empty() && s.experiment_file.empty())
         refuse("--native", "give the command to run after --, or an experiment file whose workloads are commands");
@@ -204,7 +217,7 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
         const std::string key = checked.workloads_from_command_line ? "--" : "workloads." + std::to_string(i);
         if (i < checked.workload_groups.size() && checked.workload_groups[i] != 0)
             refuse(key, "a native twin runs in the host's own cgroups: give the workload no cgroup");
-        commands.push_back(workloads::split_command_line(checked.workloads[i]));
+        commands.push_back(command_with_absolute_files(workloads::split_command_line(checked.workloads[i])));
         for (const auto& p : command_programs(commands.back())) {
             if (p == "make")
                 refuse(key, "make builds a generated tree in the model and the QEMU twin; a native twin does not "
@@ -287,7 +300,7 @@ int run_native_twin(const native_settings& s, std::ostream& out) {
                 for (std::size_t i = 0; i < commands.size(); ++i) {
                     const fs::path wdir = commands.size() == 1 ? base : base / ("w" + std::to_string(i));
                     base::make_directories(wdir.string());
-                    std::vector<std::string> argv = {runner, wdir.string()};
+                    std::vector<std::string> argv = {runner, wdir.string(), "--cwd", wdir.string()};
                     if (e.duration_ns) argv.insert(argv.end(), {"--duration-ns", std::to_string(e.duration_ns)});
                     argv.push_back("--");
                     argv.insert(argv.end(), commands[i].begin(), commands[i].end());

@@ -20,7 +20,10 @@
 // tunables, and the model is told them where it has them -- none today, so the model runs its own
 // defaults; docs/twin.md says which differ). Refused with one line and exit 2: an experiment file
 // (only a command after --), a tool the model does not know, a tool not installed here, and a tracefs that
-// is not usable (tracefs_session.h).
+// is not usable (tracefs_session.h). Each command runs in its own output directory (DIR/native/rK[/wI]),
+// not the caller's: what a tool writes where it runs (rt-app's logs) stays with the run's results and
+// never overwrites the user's files; an argument that names a file of the caller's directory is given
+// as its absolute path (command_with_absolute_files).
 #pragma once
 
 #include "sim/experiment.h"
@@ -49,5 +52,10 @@ int run_native_twin(const native_settings& s, std::ostream& out);
 // The executables a command line runs (the first word, and the command after taskset, chrt, nice, time
 // and their options), for the "is it installed" check.
 std::vector<std::string> command_programs(const std::vector<std::string>& words);
+
+// The command with each argument that names an existing file relative to the working directory (not an
+// option, not a number or CPU list, not absolute: rt-app's taskset.json) replaced by its absolute path, so that it still names the
+// file when the command runs in another directory.
+std::vector<std::string> command_with_absolute_files(const std::vector<std::string>& words);
 
 } // namespace warmsched::twin

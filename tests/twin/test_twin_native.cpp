@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 
 using namespace warmsched;
 namespace fs = std::filesystem;
@@ -123,6 +124,28 @@ TEST_CASE("twin --native: hackbench -p -g 1 -l 50, the tool's Time and the model
     CHECK(n.rows.at("workload tasks")["real"].get<double>() >= 40);
     CHECK(n.rows.at("workload tasks")["model"].get<double>() >= 40);
     for (const auto& [trace, rusage] : switch_notes(n.notes)) CHECK(trace == Approx(rusage).epsilon(0.02).margin(10));
+}
+
+TEST_CASE("twin --native runs a command in its run's directory: rt-app's logs never land in the user's") {
+    // The user's directory holds the taskset (named relative to it) and an rt-app log of their own.
+    const fs::path cwd = test::temp_path("native", "user-dir");
+    fs::remove_all(cwd);
+    fs::create_directories(cwd);
+    fs::copy_file(std::string(WARMSCHED_SOURCE_DIR) + "/configs/workloads/periodic.json", cwd / "periodic.json");
+    test::run_command("echo mine > " + (cwd / "rt-app-periodic-0.log").string());
+    const auto r = test::run_command("cd " + cwd.string() + " && " + WARMSCHED_BINARY + " twin --native --platform " +
+                                     host_platform() + " --repeat 1 --out out -- rt-app periodic.json 2>&1");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(test::file_text(cwd / "rt-app-periodic-0.log") == "mine\n");
+    std::set<std::string> left;
+    for (const auto& f : fs::directory_iterator(cwd)) left.insert(f.path().filename().string());
+    CHECK(left == std::set<std::string>{"out", "periodic.json", "rt-app-periodic-0.log"});
+    // Each native run's log is with its run (traced and untraced), the model's with the model's.
+    CHECK(fs::file_size(cwd / "out" / "native" / "r1" / "rt-app-periodic-0.log") > 0);
+    CHECK(fs::file_size(cwd / "out" / "native" / "r1" / "untraced" / "rt-app-periodic-0.log") > 0);
+    CHECK(fs::exists(cwd / "out" / "model" / "rt-app-periodic-0.log"));
+    fs::remove_all(cwd);
 }
 
 TEST_CASE("twin --native refusals: one line and exit 2, nothing run") {

@@ -1,9 +1,11 @@
 // twin_runner: runs one workload command inside the twin's guest and keeps what /proc loses when the
 // command's processes are reaped. Built static (it runs in the guest's busybox initramfs).
 //
-//   twin_runner OUTDIR [--cgroup PATH] [--duration-ns N] -- COMMAND [ARGS...]
+//   twin_runner OUTDIR [--cgroup PATH] [--duration-ns N] [--cwd DIR] -- COMMAND [ARGS...]
 //
-// The command runs in its own process group, in cgroup PATH of the guest's cgroup2 mount when given.
+// The command runs in its own process group, in cgroup PATH of the guest's cgroup2 mount when given, and in
+// directory DIR when given (the native twin gives OUTDIR: what a tool writes to its working directory,
+// rt-app's logs, lands with the run's results, never in the user's directory).
 // When it exits (or, with --duration-ns, when that much time has passed and it is killed, as the model
 // stops a run at its duration), OUTDIR gets:
 //   rusage          the command's wait4() rusage: its own and its reaped descendants' (what getrusage
@@ -101,11 +103,11 @@ void on_term(int) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: twin_runner OUTDIR [--cgroup PATH] [--duration-ns N] -- COMMAND...\n");
+        std::fprintf(stderr, "usage: twin_runner OUTDIR [--cgroup PATH] [--duration-ns N] [--cwd DIR] -- COMMAND...\n");
         return 2;
     }
     const std::string out = argv[1];
-    std::string cgroup;
+    std::string cgroup, cwd;
     unsigned long long duration_ns = 0;
     int i = 2;
     for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
@@ -113,6 +115,8 @@ int main(int argc, char** argv) {
             cgroup = argv[++i];
         else if (!std::strcmp(argv[i], "--duration-ns") && i + 1 < argc)
             duration_ns = std::strtoull(argv[++i], nullptr, 10);
+        else if (!std::strcmp(argv[i], "--cwd") && i + 1 < argc)
+            cwd = argv[++i];
         else {
             std::fprintf(stderr, "twin_runner: unknown option %s\n", argv[i]);
             return 2;
@@ -133,6 +137,7 @@ int main(int argc, char** argv) {
             FILE* f = std::fopen(procs.c_str(), "w");
             if (!f || std::fputs("0", f) < 0 || std::fclose(f) != 0) die("cannot join " + procs);
         }
+        if (!cwd.empty() && chdir(cwd.c_str()) != 0) die("cannot enter " + cwd);
         execvp(argv[i + 1], argv + i + 1);
         die(std::string("cannot run ") + argv[i + 1]);
     }
