@@ -55,19 +55,18 @@ public:
     // sets t.source. Harts bound to this core call it directly; cpu_side's b_transport calls it with the
     // payload's extension, at SystemC time plus the annotated delay.
     ps_t access_direct(mem_txn& t, ps_t at) {
-        if (t.op == mem_op::load) { // fast path: a load that hits in L1
-            tag_array& l1 = levels_[0];
-            const long slot = l1.slot(t.line);
-            if (slot >= 0) {
-                l1.touch_at(slot);
-                ++stats_[0].hits;
-                t.source = mem_source::l1;
-                return latency_[0];
-            }
+        tag_array& l1 = levels_[0];
+        const long slot = l1.slot(t.line);
+        // Fast path: an L1 hit with the permission the access needs.
+        if (slot >= 0 && (t.op == mem_op::load || l1.state_at(slot) == line_state::modified)) {
+            l1.touch_at(slot);
+            ++stats_[0].hits;
+            t.source = mem_source::l1;
+            return latency_[0] + (t.op == mem_op::atomic ? p_.atomic_ps : 0);
         }
         cur_task_ = t.task;
         cur_cpu_ = t.cpu;
-        return access(t, at);
+        return access(t, at, slot);
     }
     // A snoop from the LLC: downgrades (snoop_shared) or drops (snoop_invalidate) `line` in every private
     // level. Returns whether the core held it; `dirty`: it held it modified.
@@ -92,8 +91,8 @@ public:
 private:
     void b_transport(int hart, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
-    // Times are absolute (ps).
-    ps_t access(mem_txn& t, ps_t at);
+    // Times are absolute (ps). `l1_slot`: the line's slot in L1 (-1: absent), which access_direct found.
+    ps_t access(mem_txn& t, ps_t at, long l1_slot);
     // Sends a request to the LLC at `at`; returns its latency. The answer is in down_.
     ps_t request(mem_op op, std::uint64_t line, ps_t at);
     void fill(std::uint64_t line, line_state s, ps_t at);
