@@ -57,9 +57,12 @@ public:
     long slot(std::uint64_t line) const {
         ++set_visits_;
         const std::size_t base = set_of(line) * assoc_;
-        for (unsigned w = 0; w < assoc_; ++w)
-            if (tags_[base + w] == line) return static_cast<long>(base + w);
-        return -1;
+        // Every way is compared, without an early exit: where a line sits is random, and a branch on it
+        // would be mispredicted on most scans. A line is in at most one way.
+        long found = -1;
+        const std::uint64_t* t = &tags_[base];
+        for (unsigned w = 0; w < assoc_; ++w) found = t[w] == line ? static_cast<long>(base + w) : found;
+        return found;
     }
     line_state state_at(long slot) const { return states_[slot]; }
     void set_state_at(long slot, line_state s) { states_[slot] = s; }
