@@ -20,7 +20,7 @@ constexpr unsigned max_cpus = 4096;
 // Limits of what a real machine has, well past the largest shipped today, so that a typo (16TiB for
 // 16MiB, 1e-300GB/s) is an error in one line instead of a run that allocates until bad_alloc or
 // whose probes give numbers no machine could. docs/platforms.md "Limits" lists them.
-constexpr std::uint64_t max_cache_size = 4ull << 30;  // one cache instance (Genoa-X: 96MiB per CCD)
+constexpr std::uint64_t max_cache_size = 4ull << 30;  // one cache instance (emr-8580-2s: 300MiB per socket)
 constexpr std::uint64_t max_total_cache = 8ull << 30; // every instance of every level together
 constexpr double max_cache_latency_ps = 1e6;          // 1us (an LLC hit is 10-50ns)
 constexpr double max_memory_latency_ps = 1e7;         // 10us (CXL memory: ~300ns)
@@ -292,7 +292,8 @@ void read_caches(config_reader& root, platform_params& p) {
         if (d >= 0) prev_depth = d;
         if (cp.size > max_cache_size)
             c.error("size", "the model supports caches of at most " + config::format_size(max_cache_size) +
-                                " (the largest real LLC slice is 96MiB)");
+                                " (its tags take a host byte for every 5 bytes of cache; the largest shipped LLC, "
+                                "emr-8580-2s's, is 300MiB)");
         if (cp.latency_ps > max_cache_latency_ps)
             c.error("latency", "a cache hit of more than 1us is not a cache (" +
                                    config::format_time_ps(cp.latency_ps) + ")");
@@ -502,6 +503,13 @@ void read_calibration(config_reader& root) {
 }
 
 } // namespace
+
+const std::vector<std::string>& platform_keys() {
+    static const std::vector<std::string> keys = {
+        "name",         "description",   "topology",    "core",      "caches",    "memory",         "numa",
+        "fabric",       "kernel_costs",  "idle_states", "block_device", "estimated", "calibration", "time_dilation"};
+    return keys;
+}
 
 platform_params read_platform(const config::config_node& root, config::config_node* resolved,
                               const std::string& key_prefix) {

@@ -8,6 +8,7 @@
 #include "platforms/platform_params.h"
 
 #include <string>
+#include <vector>
 
 namespace warmsched::platform {
 
@@ -16,6 +17,10 @@ namespace warmsched::platform {
 // "platform").
 platform_params read_platform(const config::config_node& root, config::config_node* resolved = nullptr,
                               const std::string& key_prefix = "");
+
+// The keys of a platform's top level (what read_platform reads), so that one given at an experiment's
+// top level is pointed to `platform.KEY`.
+const std::vector<std::string>& platform_keys();
 
 // Why a set-sampling ratio cannot be used on this platform (empty when it can): it must be a power of
 // two that divides the number of sets of every cache level.

@@ -60,6 +60,7 @@ experiment read_experiment(const std::string& path, const std::vector<std::strin
     e.resolved = config::config_node::make_map({});
     config::error_list errors;
     config::config_reader r(&root, "", errors, &e.resolved, root.where());
+    r.keys_of_elsewhere(platform::platform_keys(), "platform"); // `-p caches.2.size=`: platform.caches
     const config::config_node* platform_node = r.consume("platform");
     if (!platform_node || !platform_node->is_map())
         r.error("platform", "expected a shipped platform name or a platform file path");

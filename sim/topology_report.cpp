@@ -100,8 +100,9 @@ struct printer {
 void print_platform_line(std::ostream& out, const platform::platform_params& p) {
     platform::topology t(p);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-22s %4u CPUs %3u LLCs %2u NUMA nodes  ", p.name.c_str(), t.num_cpus(),
-                  t.num_llcs(), t.num_nodes());
+    // Columns stay aligned: a singular keeps the plural's width ("1 LLC ", "1 NUMA node ").
+    std::snprintf(buf, sizeof buf, "%-22s %4u CPUs %3u LLC%s %2u NUMA node%s  ", p.name.c_str(), t.num_cpus(),
+                  t.num_llcs(), t.num_llcs() == 1 ? " " : "s", t.num_nodes(), t.num_nodes() == 1 ? " " : "s");
     out << buf << p.description << "\n";
 }
 
@@ -146,8 +147,9 @@ void print_domains(std::ostream& out, const scheduler::sched_domain_tree& tree, 
 void print_topology(std::ostream& out, const platform::platform_params& p, scheduler::kernel_version k) {
     platform::topology t(p);
     platform::fabric_graph g(p, t, {});
-    out << "Machine (" << p.name << ": " << t.num_cpus() << " CPUs, " << t.num_llcs() << " LLCs, "
-        << t.num_nodes() << " NUMA node" << (t.num_nodes() > 1 ? "s" : "") << ")\n";
+    out << "Machine (" << p.name << ": " << t.num_cpus() << " CPUs, " << t.num_llcs() << " LLC"
+        << (t.num_llcs() == 1 ? "" : "s") << ", " << t.num_nodes() << " NUMA node" << (t.num_nodes() > 1 ? "s" : "")
+        << ")\n";
     printer pr{p, t, out, std::vector<unsigned>(t.level_names().size() + 1, 0),
                0, 0, 0,   std::vector<unsigned>(p.caches.size(), 0)};
     if (t.node_group() == "machine") out << "  NUMANode L#0 (P#0)\n";

@@ -2,6 +2,7 @@
 #include "platforms/config/config_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -311,11 +312,59 @@ std::vector<config_reader> config_reader::children(const std::string& key, bool 
     return out;
 }
 
+std::string nearest_spelling(const std::string& word, const std::vector<std::string>& candidates) {
+    const auto lower = [](std::string s) {
+        for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    const std::string w = lower(word);
+    // A word the start of a key (base_slice for base_slice_ns): the shortest such key.
+    std::string prefixed;
+    if (w.size() >= 4)
+        for (const auto& cand : candidates)
+            if (lower(cand).rfind(w, 0) == 0 && (prefixed.empty() || cand.size() < prefixed.size())) prefixed = cand;
+    if (!prefixed.empty()) return prefixed;
+    const std::size_t allowed = w.size() >= 12 ? 3 : w.size() >= 5 ? 2 : 1;
+    std::string best;
+    std::size_t best_d = allowed + 1;
+    for (const auto& cand : candidates) {
+        const std::string c = lower(cand);
+        // Optimal string alignment distance (Levenshtein with adjacent transpositions).
+        std::vector<std::vector<std::size_t>> d(w.size() + 1, std::vector<std::size_t>(c.size() + 1));
+        for (std::size_t i = 0; i <= w.size(); ++i) d[i][0] = i;
+        for (std::size_t j = 0; j <= c.size(); ++j) d[0][j] = j;
+        for (std::size_t i = 1; i <= w.size(); ++i)
+            for (std::size_t j = 1; j <= c.size(); ++j) {
+                d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (w[i - 1] != c[j - 1])});
+                if (i > 1 && j > 1 && w[i - 1] == c[j - 2] && w[i - 2] == c[j - 1])
+                    d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
+        if (d[w.size()][c.size()] < best_d) {
+            best_d = d[w.size()][c.size()];
+            best = cand;
+        }
+    }
+    return best;
+}
+
 void config_reader::finish() {
     if (!node_ || !node_->is_map()) return;
-    for (const auto& e : node_->entries())
-        if (std::find(used_.begin(), used_.end(), e.key) == used_.end())
-            errors_->add(e.key_where, path(e.key), "unknown key");
+    for (const auto& e : node_->entries()) {
+        if (std::find(used_.begin(), used_.end(), e.key) != used_.end()) continue;
+        std::string what = "unknown key";
+        if (std::find(elsewhere_keys_.begin(), elsewhere_keys_.end(), e.key) != elsewhere_keys_.end())
+            what += " here: it is a key of " + elsewhere_ + " (" + elsewhere_ + "." + e.key + ")";
+        else if (const std::string near = nearest_spelling(e.key, used_); !near.empty())
+            what += " (did you mean " + near + "?)";
+        else if (!used_.empty() && used_.size() <= 24) { // a short list: name them
+            std::vector<std::string> known = used_;
+            std::sort(known.begin(), known.end());
+            what += " (known here: ";
+            for (std::size_t i = 0; i < known.size(); ++i) what += (i ? ", " : "") + known[i];
+            what += ")";
+        }
+        errors_->add(e.key_where, path(e.key), what);
+    }
 }
 
 } // namespace warmsched::config

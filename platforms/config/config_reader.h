@@ -48,8 +48,16 @@ public:
     config_reader child(const std::string& key);
     std::vector<config_reader> children(const std::string& key, bool required = false);
 
-    // Reports every key of the map that was never read (typo or unsupported option).
+    // Reports every key of the map that was never read (typo or unsupported option), with where the key
+    // belongs instead (keys_of_elsewhere), else the key read here that it misspells ("did you mean
+    // base_slice_ns?"), else the keys read here when they are few (24 or fewer).
     void finish();
+    // Keys that belong under `section` instead of here (a platform's `caches` given at an experiment's
+    // top level): finish() names `section.KEY` for them.
+    void keys_of_elsewhere(std::vector<std::string> keys, std::string section) {
+        elsewhere_keys_ = std::move(keys);
+        elsewhere_ = std::move(section);
+    }
 
     // An error about this map's key, for cross-field checks done by the caller.
     void error(const std::string& key, const std::string& what) const;
@@ -69,6 +77,13 @@ private:
     config_node* resolved_;
     origin fallback_;
     std::vector<std::string> used_;
+    std::vector<std::string> elsewhere_keys_;
+    std::string elsewhere_;
 };
+
+// The candidate `word` misspells: the shortest one it begins (from 4 letters), else the nearest by edit
+// distance (case-insensitive; an adjacent swap costs 1) if close enough to be a misspelling (at most 1
+// edit for short words, 2 from 5 letters, 3 from 12); "" if none is.
+std::string nearest_spelling(const std::string& word, const std::vector<std::string>& candidates);
 
 } // namespace warmsched::config

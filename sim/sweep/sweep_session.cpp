@@ -125,8 +125,9 @@ int sweep_session::summary(std::ostream& out) {
     std::map<std::string, std::vector<std::string>> by_status;
     for (const auto& row : db_->rows()) by_status[row.status].push_back(row.id);
     const std::size_t complete = by_status["complete"].size();
-    out << "sweep " << spec_.out << ": " << runs_.size() << " runs (" << spec_.points() << " points x "
-        << spec_.seeds.size() << " seeds), " << complete << " complete";
+    const auto n = [](std::size_t k, const char* word) { return std::to_string(k) + " " + word + (k == 1 ? "" : "s"); };
+    out << "sweep " << spec_.out << ": " << n(runs_.size(), "run") << " (" << n(spec_.points(), "point") << " x "
+        << n(spec_.seeds.size(), "seed") << "), " << complete << " complete";
     for (const char* s : {"failed", "running", "pending"}) {
         const auto& ids = by_status[s];
         if (ids.empty()) continue;

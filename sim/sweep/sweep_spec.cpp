@@ -228,7 +228,8 @@ sweep_spec read_sweep_spec(const std::string& path, const std::string& out_overr
         for (const auto& a : s.axes) shape += std::to_string(a.values.size()) + " x ";
         r.error(s.axes.empty() ? "seeds" : "axes",
                 "the grid has " + (past_2_64 ? std::string("more than 2^64") : std::to_string(runs)) + " runs (" +
-                    shape + std::to_string(s.seeds.size()) + " seeds); a sweep has at most " +
+                    shape + std::to_string(s.seeds.size()) + (s.seeds.size() == 1 ? " seed" : " seeds") +
+                    "); a sweep has at most " +
                     std::to_string(max_sweep_runs) +
                     " runs (each is checked and listed in results.db before the first starts)");
         errors.throw_if_any();

@@ -493,7 +493,7 @@ TEST_CASE("a sweep grid is counted before it is expanded: 10^9 runs are one line
     fs::remove_all(out);
     refused_in_time("sweep " + sweep + " --out " + out.string(),
                     "huge-grid.yaml:3:3: axes: the grid has 1000000000 runs (10 x 10 x 10 x 10 x 10 x 10 x 10 x 10 x "
-                    "10 x 1 seeds); a sweep has at most 100000 runs");
+                    "10 x 1 seed); a sweep has at most 100000 runs");
     CHECK_FALSE(fs::exists(out));
     // Past 2^64 the count is not wrapped.
     for (int i = 8; i < 20; ++i) axes += "  kernel.sysctl.a" + std::to_string(i) + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";

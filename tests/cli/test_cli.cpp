@@ -4,12 +4,14 @@
 
 #include "support/cli_runner.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -30,11 +32,40 @@ fs::path write(const std::string& name, const std::string& text) {
 }
 } // namespace
 
+TEST_CASE("the README's excerpt of `make run` is what the default experiment prints") {
+    // The excerpt: the indented lines from hackbench's first line to the blank line after the migration
+    // table; "..." stands for lines left out.
+    std::ifstream readme(std::string(WARMSCHED_SOURCE_DIR) + "/README.md");
+    std::vector<std::string> excerpt;
+    bool in = false;
+    for (std::string line; std::getline(readme, line);) {
+        if (line.rfind("    Running in process mode", 0) == 0) in = true;
+        if (!in) continue;
+        if (line.rfind("    ", 0) != 0 && !line.empty()) break;
+        if (!line.empty() && line.find("...") == std::string::npos) excerpt.push_back(line.substr(4));
+    }
+    REQUIRE(excerpt.size() >= 12);
+    const fs::path out = fs::temp_directory_path() / "warmsched-readme-run";
+    const auto r = run("run " + std::string(WARMSCHED_SOURCE_DIR) + "/configs/experiments/default.yaml --out " +
+                       out.string());
+    REQUIRE(r.status == 0);
+    std::istringstream printed(r.out);
+    std::vector<std::string> lines_printed;
+    for (std::string line; std::getline(printed, line);) lines_printed.push_back(line);
+    for (const auto& line : excerpt) {
+        INFO("README line: " << line);
+        CHECK(std::find(lines_printed.begin(), lines_printed.end(), line) != lines_printed.end());
+    }
+    fs::remove_all(out);
+}
+
 TEST_CASE("platforms lists the thirteen shipped platforms, one line each") {
     const auto r = run("platforms");
     CHECK(r.status == 0);
     CHECK(lines(r.out) == 13);
     CHECK(r.out.find("genoa-9654-2s           384 CPUs  24 LLCs  2 NUMA nodes") != std::string::npos);
+    // One of a thing is singular, and the columns stay aligned.
+    CHECK(r.out.find("haswell-i7-4790           8 CPUs   1 LLC   1 NUMA node   Intel Core") != std::string::npos);
 }
 
 TEST_CASE("topology prints the lstopo tree, the NUMA distances and the sched domains") {
@@ -82,7 +113,21 @@ TEST_CASE("bad input gets one line naming the problem and exit status 2") {
         const auto r = run("topology zen3-5950x -p core.frequncy=3GHz");
         CHECK(r.status == 2);
         CHECK(lines(r.err) == 1);
-        CHECK(r.err.find("core.frequncy: unknown key") != std::string::npos);
+        CHECK(r.err.find("core.frequncy: unknown key (did you mean frequency?)") != std::string::npos);
+    }
+    SECTION("a platform key given at an experiment's top level points to platform.KEY") {
+        const auto r = run("run -p caches.2.size=64MiB");
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err == "error: -p caches.2.size=64MiB: caches: unknown key here: it is a key of platform "
+                       "(platform.caches)\n");
+    }
+    SECTION("an unknown key with nothing near it lists the few keys known there") {
+        const auto r = run("topology zen3-5950x -p core.zzz=1");
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find("core.zzz: unknown key (known here: ") != std::string::npos);
+        CHECK(r.err.find("frequency") != std::string::npos);
     }
     SECTION("an unknown platform") {
         const auto r = run("topology zen9");
@@ -310,7 +355,13 @@ TEST_CASE("scheduler features and tunables are checked by name and range") {
     SECTION("an unknown feature") {
         const auto r = run("run" + out + " --feature RUN_TO_PARTY=off -- hackbench -l 1");
         CHECK(r.status == 2);
-        CHECK(r.err.find("kernel.features.RUN_TO_PARTY: unknown key") != std::string::npos);
+        CHECK(r.err.find("kernel.features.RUN_TO_PARTY: unknown key (did you mean RUN_TO_PARITY?)") !=
+              std::string::npos);
+    }
+    SECTION("an unknown tunable: the one it begins") {
+        const auto r = run("run" + out + " --sysctl base_slice=3000000 -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(r.err.find("kernel.sysctl.base_slice: unknown key (did you mean base_slice_ns?)") != std::string::npos);
     }
     SECTION("a feature of the other kernel") {
         const auto r = run("run" + out + " --kernel cfs --feature RUN_TO_PARITY=off -- hackbench -l 1");
