@@ -356,7 +356,7 @@ void config_reader::finish() {
             what += " here: it is a key of " + elsewhere_ + " (" + elsewhere_ + "." + e.key + ")";
         else if (const std::string near = nearest_spelling(e.key, used_); !near.empty())
             what += " (did you mean " + near + "?)";
-        else if (!used_.empty() && used_.size() <= 24) { // a short list: name them
+        else if (!used_.empty() && used_.size() <= 64) { // a list one can read: name them
             std::vector<std::string> known = used_;
             std::sort(known.begin(), known.end());
             what += " (known here: ";

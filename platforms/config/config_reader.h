@@ -50,7 +50,8 @@ public:
 
     // Reports every key of the map that was never read (typo or unsupported option), with where the key
     // belongs instead (keys_of_elsewhere), else the key read here that it misspells ("did you mean
-    // base_slice_ns?"), else the keys read here when they are few (24 or fewer).
+    // base_slice_ns?"), else the keys read here when they are few enough to read (64 or fewer: the 50
+    // scheduler features).
     void finish();
     // Keys that belong under `section` instead of here (a platform's `caches` given at an experiment's
     // top level): finish() names `section.KEY` for them.

@@ -358,6 +358,13 @@ TEST_CASE("scheduler features and tunables are checked by name and range") {
         CHECK(r.err.find("kernel.features.RUN_TO_PARTY: unknown key (did you mean RUN_TO_PARITY?)") !=
               std::string::npos);
     }
+    SECTION("an unknown feature with nothing near it: the features listed") {
+        const auto r = run("run" + out + " --feature XYZ=off -- hackbench -l 1");
+        CHECK(r.status == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find("kernel.features.XYZ: unknown key (known here: ") != std::string::npos);
+        CHECK(r.err.find("RUN_TO_PARITY") != std::string::npos);
+    }
     SECTION("an unknown tunable: the one it begins") {
         const auto r = run("run" + out + " --sysctl base_slice=3000000 -- hackbench -l 1");
         CHECK(r.status == 2);
