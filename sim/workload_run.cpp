@@ -91,6 +91,11 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
         if (const scheduler::group_id g = i < e.workload_groups.size() ? e.workload_groups[i] : 0)
             for (std::size_t t = first_task; t < k.tasks().size(); ++t) k.attach_initial(*k.tasks()[t], g);
     }
+    if (progress && !e.duration_ns) { // the run ends with its last workload: known if each one's end is
+        std::uint64_t end = 0;
+        for (const auto& w : ws) end = w.w->expected_end_ns() == 0 ? ~0ull : std::max(end, w.w->expected_end_ns());
+        progress->set_end_ns(end == ~0ull ? 0 : end);
+    }
     if (!e.duration_ns)
         for (const auto& w : ws)
             if (const std::string why = w.w->runs_until_stopped(); !why.empty())

@@ -30,6 +30,10 @@ public:
     // Why the workload never ends by itself (rt-app with no duration and a thread looping forever: the
     // real one runs until Ctrl+C), or "" if it ends. A run needs an end: the experiment's duration.
     virtual std::string runs_until_stopped() const { return {}; }
+    // About when it ends by its own options (schbench -r, tbench's warmup and -t, cyclictest -D, rt-app's
+    // duration), in simulated ns from the start, for the progress line's time left; 0 when it ends
+    // with its work (hackbench's loops). An estimate: its start-up is not counted.
+    virtual std::uint64_t expected_end_ns() const { return 0; }
     // Why it can never go on, found during the run (rt-app: every thread blocked for good on its mutexes,
     // conditions and barriers: "rt-app: FILE: every thread is blocked at ..."), or "" while it can. The run
     // then stops with this line, writes no results and exits with status 2, as for a bad input: the

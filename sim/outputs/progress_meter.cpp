@@ -8,9 +8,12 @@
 
 namespace warmsched::sim {
 
-progress_meter::progress_meter(std::ostream& err, std::uint64_t duration_ns)
-    : err_(err), duration_ns_(duration_ns), start_(std::chrono::steady_clock::now()),
-      next_print_(start_ + std::chrono::seconds(2)) {}
+progress_meter::progress_meter(std::ostream& err, std::uint64_t end_ns, wall_clock clock)
+    : err_(err), end_ns_(end_ns), clock_(std::move(clock)), start_(clock_()), next_print_(start_ + 2) {}
+
+double progress_meter::steady_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 void speed_window::add(double wall_s, double sim_s) {
     samples_.emplace_back(wall_s, sim_s);
@@ -33,22 +36,22 @@ bool progress_meter::wanted(int fd) {
     return ::isatty(fd) == 1;
 }
 
-void progress_meter::sched_tick(unsigned, scheduler::nsec now) {
-    if (++ticks_ % 64 != 0) return; // the wall clock is read every 64 ticks (of any CPU)
-    const auto wall = std::chrono::steady_clock::now();
+void progress_meter::observe(scheduler::nsec now) {
+    furthest_ = std::max(furthest_, now);
+    const double wall = clock_();
     if (wall < next_print_) return;
-    next_print_ = wall + std::chrono::seconds(1);
-    const double wall_s = std::chrono::duration<double>(wall - start_).count();
-    const double sim_s = static_cast<double>(now) / 1e9;
+    next_print_ = wall + 1;
+    const double wall_s = wall - start_;
+    const double sim_s = static_cast<double>(furthest_) / 1e9;
     speed_.add(wall_s, sim_s);
     char b[200];
-    if (duration_ns_ && now > 0) {
-        const double total_s = static_cast<double>(duration_ns_) / 1e9;
+    if (end_ns_ && furthest_ > 0) {
+        const double total_s = static_cast<double>(end_ns_) / 1e9;
         const double eta = speed_.eta(total_s);
         char left[48] = "ETA ?"; // the first print: one sample, no speed yet
         if (eta >= 0) std::snprintf(left, sizeof left, "ETA %.0f s", eta);
         std::snprintf(b, sizeof b, "\rwarmsched: simulated %.6f of %.6f s (%.0f%%), %.1f s wall, %s   ",
-                      sim_s, total_s, 100.0 * sim_s / total_s, wall_s, left);
+                      sim_s, total_s, std::min(100.0, 100.0 * sim_s / total_s), wall_s, left);
     } else {
         std::snprintf(b, sizeof b,
                       "\rwarmsched: simulated %.6f s, %.1f s wall (runs until the workloads end)   ", sim_s,

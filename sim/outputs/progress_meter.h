@@ -1,10 +1,12 @@
 // A progress line on stderr for long runs: simulated time reached, wall time, and (for runs with a
 // duration) the wall time left at the current speed -- simulated seconds per wall second over the last
 // 10 wall seconds (speed_window), not since the start: a run's speed changes (a fork storm, then a
-// steady state), and an estimate from the start lags it (issue 19: "ETA 1 s" at 6.4 s of a 9.7 s run). It is
-// rewritten in place about once a second from the scheduler's tick tracepoint (no SystemC event of its own:
-// an extra event would move the end of a run that stops when its workloads end), starting after 2 s of wall
-// time, and cleared at the end. It is only created when stderr is a terminal, so runs whose stderr goes to a
+// steady state), and an estimate from the start lags it (issue 19: "ETA 1 s" at 6.4 s of a 9.7 s run). The
+// end is the experiment's duration, else the one the workloads' own options give (schbench -r, tbench -t,
+// workload::expected_end_ns), else unknown. It is rewritten in place once a second of wall time, checked
+// at every tick, switch and wakeup the scheduler traces (no SystemC event of its own: an extra event would
+// move the end of a run that stops when its workloads end; counting ticks alone left a slow run's line
+// 20 s old), starting after 2 s of wall time, and cleared at the end. It is only created when stderr is a terminal, so runs whose stderr goes to a
 // file or pipe are untouched. Also here: a tee that lets the progress meter and the trace recorders all
 // observe the scheduler.
 #pragma once
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <ostream>
 #include <utility>
 
@@ -37,17 +40,24 @@ private:
 
 class progress_meter final : public scheduler::sched_tracepoints {
 public:
-    // `duration_ns`: the run's length (0: until the workloads end, no ETA).
-    progress_meter(std::ostream& err, std::uint64_t duration_ns);
+    // Wall seconds since some fixed point (steady_clock; a test gives its own).
+    using wall_clock = std::function<double()>;
+    // `end_ns`: the run's length (0: unknown, until the workloads end: no ETA).
+    progress_meter(std::ostream& err, std::uint64_t end_ns, wall_clock clock = steady_seconds);
     ~progress_meter() override { clear(); }
     // Is `fd` a terminal (the meter is only wanted then)?
     static bool wanted(int fd);
+    // The end became known (the workloads' own: workload::expected_end_ns).
+    void set_end_ns(std::uint64_t end_ns) { end_ns_ = end_ns; }
+    static double steady_seconds();
 
-    void sched_tick(unsigned cpu, scheduler::nsec now) override;
-    void sched_switch(unsigned, scheduler::nsec, bool, const scheduler::task&,
-                      const scheduler::task&) override {}
+    void sched_tick(unsigned, scheduler::nsec now) override { observe(now); }
+    void sched_switch(unsigned, scheduler::nsec now, bool, const scheduler::task&,
+                      const scheduler::task&) override {
+        observe(now);
+    }
     void sched_waking(unsigned, scheduler::nsec, const scheduler::task&) override {}
-    void sched_wakeup(unsigned, scheduler::nsec, const scheduler::task&, bool) override {}
+    void sched_wakeup(unsigned, scheduler::nsec now, const scheduler::task&, bool) override { observe(now); }
     void sched_migrate_task(unsigned, scheduler::nsec, const scheduler::task&, unsigned, unsigned) override {}
     void sched_process_fork(unsigned, scheduler::nsec, const scheduler::task&,
                             const scheduler::task&) override {}
@@ -56,10 +66,15 @@ public:
     void clear();
 
 private:
+    // Prints the line when a second of wall time has passed since the last one. `now`: a CPU's local
+    // time (they run ahead of each other by up to a quantum: the line shows the furthest seen).
+    void observe(scheduler::nsec now);
+
     std::ostream& err_;
-    std::uint64_t duration_ns_;
-    std::chrono::steady_clock::time_point start_, next_print_;
-    std::uint64_t ticks_ = 0;
+    std::uint64_t end_ns_;
+    wall_clock clock_;
+    double start_, next_print_;
+    scheduler::nsec furthest_ = 0;
     bool shown_ = false;
     speed_window speed_;
 };

@@ -86,6 +86,7 @@ public:
     std::uint64_t tasks_needed() const override { return 1ull + o_.threads; }
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return state_->done; }
+    std::uint64_t expected_end_ns() const override { return static_cast<std::uint64_t>(o_.duration_s * 1e9); }
     void report(std::ostream& out) const override;
     // --json=FILE: rt-tests' rt_write_json layout, into the results directory under FILE's name.
     void write_files(const std::string& dir) const override;

@@ -88,6 +88,7 @@ public:
     std::uint64_t tasks_needed() const override;
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override;
+    std::uint64_t expected_end_ns() const override { return static_cast<std::uint64_t>(o_.runtime_s * 1e9); }
     void report(std::ostream& out) const override;
     // -j FILE: upstream's write_json_header/stats/footer, into the results directory under FILE's name.
     void write_files(const std::string& dir) const override;

@@ -68,6 +68,7 @@ public:
     std::uint64_t tasks_needed() const override;
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override;
+    std::uint64_t expected_end_ns() const override { return static_cast<std::uint64_t>(o_.runtime_s * 1e9); }
     void report(std::ostream& out) const override;
 
     const schbench_2021_options& options() const { return o_; }

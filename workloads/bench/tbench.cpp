@@ -403,6 +403,10 @@ private:
 
 } // namespace
 
+std::uint64_t tbench::expected_end_ns() const {
+    return static_cast<std::uint64_t>((warmup_seconds(o_) + o_.timelimit) * 1e9);
+}
+
 const char* nb_op_name(nb_op o) {
     static constexpr const char* names[nb_op_count] = {
         "NTCreateX", "Close", "Rename", "Unlink", "Qpathinfo", "Qfileinfo", "Qfsinfo",

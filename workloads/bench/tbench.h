@@ -90,6 +90,7 @@ public:
     }
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return result_->done; }
+    std::uint64_t expected_end_ns() const override; // the warmup and -t
     void report(std::ostream& out) const override;
     const tbench_options& options() const { return o_; }
     const tbench_params& params() const { return p_; }

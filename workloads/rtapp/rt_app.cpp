@@ -191,6 +191,10 @@ std::string rt_app::log_file_text(int ind) const {
     return text;
 }
 
+std::uint64_t rt_app::expected_end_ns() const {
+    return w_->cfg.global.duration_s > 0 ? static_cast<std::uint64_t>(w_->cfg.global.duration_s) * 1'000'000'000 : 0;
+}
+
 std::string rt_app::runs_until_stopped() const {
     const rtapp::config& c = w_->cfg;
     if (c.global.duration_s > 0) return {};

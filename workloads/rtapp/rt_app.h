@@ -42,6 +42,7 @@ public:
     std::uint64_t tasks_needed() const override; // rt-app and the threads it creates at start
     void start(sim_kernel& k, const std::vector<bool>& allowed) override;
     bool finished() const override { return w_->main_done; }
+    std::uint64_t expected_end_ns() const override;
     void report(std::ostream& out) const override;
     void write_files(const std::string& dir) const override;
     std::string runs_until_stopped() const override;
