@@ -629,7 +629,22 @@ TEST_CASE("rt-app: a file whose threads loop forever with no duration needs the 
     const auto bounded =
         test::run_cli("run -p duration=5ms --out /tmp/warmsched-rtapp-endless -- rt-app " + f.string());
     CHECK(bounded.status == 0);
+    CHECK(bounded.out.find("# rt-app: 1 threads of 1 tasks, ran 0.005000 s (the run's duration ended it)") !=
+          std::string::npos);
     fs::remove(f);
+}
+
+TEST_CASE("rt-app's summary says how long it ran: its duration, or less when the run's duration ends it") {
+    const std::string periodic = std::string(WARMSCHED_SOURCE_DIR) + "/configs/workloads/periodic.json";
+    const auto cut = test::run_cli("run -p duration=0.3s --out /tmp/warmsched-rtapp-span -- rt-app " + periodic);
+    CHECK(cut.status == 0);
+    CHECK(cut.out.find("# rt-app: 1 threads of 1 tasks, ran 0.300000 s of its 1 s duration (the run's duration "
+                       "ended it); logs: rt-app-<thread>.log") != std::string::npos);
+    const auto whole = test::run_cli("run --out /tmp/warmsched-rtapp-span -- rt-app " + periodic);
+    CHECK(whole.status == 0);
+    CHECK(whole.out.find("# rt-app: 1 threads of 1 tasks, ran 1.0") != std::string::npos);
+    CHECK(whole.out.find(" s (duration 1 s); logs:") != std::string::npos);
+    std::filesystem::remove_all("/tmp/warmsched-rtapp-span");
 }
 
 TEST_CASE("rt-app's own examples (Debian's rt-app, /usr/share/doc/rt-app): each runs, or is refused in one "

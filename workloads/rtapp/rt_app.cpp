@@ -277,10 +277,18 @@ void rt_app::report(std::ostream& out) const {
     }
     if (log_level_ >= 10)
         for (const std::string& e : w.errors) out << "[rt-app] <error> " << e << "\n";
+    // How long it ran: the file's duration, or shorter when the run's own duration stopped it first.
     const scheduler::nsec now = w.k ? w.k->now() : 0;
-    std::snprintf(line, sizeof line, "# rt-app: %zu threads of %zu tasks%s; logs: %s\n", w.threads.size(),
-                  w.cfg.tasks.size(),
-                  g.duration_s > 0 ? (", duration " + std::to_string(g.duration_s) + " s").c_str() : "",
+    char ran[160];
+    std::snprintf(ran, sizeof ran, "ran %.6f s", static_cast<double>(now) / 1e9);
+    std::string span = ran;
+    if (g.duration_s > 0)
+        span += w.main_done ? " (duration " + std::to_string(g.duration_s) + " s)"
+                            : " of its " + std::to_string(g.duration_s) + " s duration (the run's duration ended it)";
+    else if (!w.main_done)
+        span += " (the run's duration ended it)";
+    std::snprintf(line, sizeof line, "# rt-app: %zu threads of %zu tasks, %s; logs: %s\n", w.threads.size(),
+                  w.cfg.tasks.size(), span.c_str(),
                   g.log_disabled ? "disabled (log_size)" : (g.log_basename + "-<thread>.log").c_str());
     out << line;
     std::snprintf(line, sizeof line, "%-20s %7s %-14s %4s %6s %10s %10s %10s %6s %10s %9s %9s %9s\n",
