@@ -10,6 +10,7 @@
 #include "sim/results_dir.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace warmsched::sim {
@@ -214,21 +216,55 @@ void plot_run(const std::string& dir, std::ostream& out) {
     }
     const auto latencies = latency_percentiles(file_text(fs::path(dir) / "report.txt"));
     if (!latencies.empty()) {
+        // The x axis counts nines (50th: 0.3, 90th: 1, 99th: 2, 99.9th: 3), so that the tail's percentiles
+        // are as far apart as the others instead of crowding the right edge; the 100th goes one past the
+        // last of the others. Each percentile present is a labelled tick.
+        std::map<double, double> at; // percentile -> x
+        for (const auto& s : latencies)
+            for (const auto& pt : s.points)
+                if (pt.first < 100) at[pt.first] = -std::log10(1 - pt.first / 100);
+        double last = 0;
+        for (const auto& [p, x] : at) last = std::max(last, x);
+        for (const auto& s : latencies)
+            for (const auto& pt : s.points)
+                if (pt.first >= 100) at[pt.first] = last + 1;
+        // The unit, when every series gives the same one ("Wakeup Latencies (usec)").
+        std::string unit;
+        for (const auto& s : latencies) {
+            const auto open = s.title.rfind('(');
+            const std::string u = open == std::string::npos ? "" : s.title.substr(open + 1, s.title.size() - open - 2);
+            unit = &s == &latencies.front() || u == unit ? u : "";
+            if (unit.empty()) break;
+        }
         base::output_file dat((plots / "latency.dat").string());
         for (const auto& s : latencies) {
-            dat << "# " << s.title << "\npercentile latency\n";
-            for (const auto& [p, v] : s.points) dat << p << " " << v << "\n";
+            dat << "# " << s.title << "\npercentile latency x\n"; // x: where the percentile is drawn
+            for (const auto& [p, v] : s.points) dat << p << " " << v << " " << at[p] << "\n";
             dat << "\n\n";
         }
         dat.close();
+        // A label where it has room: at least a 20th of the axis after the last one (fio's 1st, 5th, 10th,
+        // 20th ... 40th sit within 0.2 nines of each other).
+        const double span = at.empty() ? 1 : at.rbegin()->second - at.begin()->second;
+        std::string tics = "set xtics (";
+        double labelled = -1e9;
+        for (const auto& [p, x] : at) {
+            if (x - labelled < span / 20) continue;
+            labelled = x;
+            std::ostringstream label;
+            label << p;
+            tics += std::string(tics.back() == '(' ? "" : ", ") + gnuplot_quoted(label.str()) + " " + std::to_string(x);
+        }
+        tics += ")\n";
         std::string plot = "plot ";
         for (std::size_t i = 0; i < latencies.size(); ++i)
             plot += std::string(i ? ", " : "") + "'latency.dat' index " + std::to_string(i) +
-                    " using 1:2 skip 1 with linespoints pt 7 title " + gnuplot_quoted(latencies[i].title);
+                    " using 3:2 skip 1 with linespoints pt 7 title " + gnuplot_quoted(latencies[i].title);
         write_gnuplot_script(plots, "latency",
-                     "set title 'Latency percentiles the workload printed'\nset xlabel 'percentile'\n"
-                     "set ylabel 'latency'\nset logscale y\nset key top left\n" +
-                         plot + "\n");
+                     "set title 'Latency percentiles the workload printed'\nset xlabel 'percentile (spaced by "
+                     "nines: 90, 99, 99.9 equally apart)'\n" + tics + "set offsets 0.2, 0.2, 0, 0\n"
+                     "set ylabel " + gnuplot_quoted(unit.empty() ? "latency" : "latency (" + unit + ")") +
+                     "\nset logscale y\nset key below\n" + plot + "\n");
         run_gnuplot(plots_dir, "latency.gp");
         drawn.push_back("latency");
     }
@@ -325,10 +361,23 @@ void plot_sweep_samples(const std::vector<sweep_samples>& points, const std::str
     for (std::size_t i = 0; i < variants.size(); ++i)
         plot += std::string(i ? ", " : "") + "'sweep.dat' index " + std::to_string(i) +
                 " using 1:2:3 skip 1 with yerrorlines pt 7 title " + gnuplot_quoted(variants[i]);
+    // Whole-number x values (group counts, CPUs, loops): a tick at each value swept, not gnuplot's 1.5, 2.5.
+    std::set<double> xs;
+    bool whole = true;
+    for (const auto& p : points) {
+        xs.insert(p.x);
+        whole = whole && p.x == std::floor(p.x);
+    }
+    std::string tics;
+    if (whole && xs.size() <= 30) {
+        tics = "set xtics (";
+        for (const double x : xs) tics += std::string(tics.back() == '(' ? "" : ", ") + std::to_string(static_cast<long long>(x));
+        tics += ")\nset offsets 0.5, 0.5, 0, 0\n";
+    }
     write_gnuplot_script(fs::path(out_dir), "sweep",
                  "set title " + gnuplot_quoted(metric + " (Amean over seeds, error bars: Stddev)") +
                      "\nset xlabel " + gnuplot_quoted(x_label) + "\nset ylabel " + gnuplot_quoted(metric) +
-                     "\nset key top left\n" + plot + "\n",
+                     "\n" + tics + "set key top left\n" + plot + "\n",
                  900, 600);
     run_gnuplot(out_dir, "sweep.gp");
     out << "plots: " << out_dir << " (sweep: .png, .svg, .gp; " << metric << " against " << x_label << ", "

@@ -348,9 +348,16 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
         std::getline(dat, line);
         CHECK(line.rfind("# fio clat #1 (", 0) == 0);
         std::getline(dat, line);
-        for (double p, v; dat >> p >> v;) plotted.emplace_back(p, v);
+        std::vector<double> xs;
+        for (double p, v, x; dat >> p >> v >> x;) {
+            plotted.emplace_back(p, v);
+            xs.push_back(x);
+        }
         CHECK(printed.size() >= 10);
         CHECK(plotted == printed);
+        // Drawn by nines, in order; the 100th one past the last of the others.
+        CHECK(std::is_sorted(xs.begin(), xs.end()));
+        CHECK(file_text(fio / "plots" / "latency.gp").find("set ylabel 'latency (nsec)'") != std::string::npos); // fio's own unit
     }
     // schbench's percentile blocks (as latency_histogram::print writes them; a real schbench run needs a
     // simulated second): the last block of each name is plotted.
@@ -372,9 +379,13 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
         INFO(r.out << r.err);
         REQUIRE(r.status == 0);
         check_image(sch / "plots" / "latency.png");
+        // x: the percentile's nines (-log10(1 - p/100)), so that 90, 99 and 99.9 are equally apart.
         CHECK(file_text(sch / "plots" / "latency.dat") ==
-              "# Wakeup Latencies (usec)\npercentile latency\n50 5\n90 8\n99 14\n99.9 22\n\n\n"
-              "# Request Latencies (usec)\npercentile latency\n50 7000\n99 9000\n\n\n");
+              "# Wakeup Latencies (usec)\npercentile latency x\n50 5 0.30103\n90 8 1\n99 14 2\n99.9 22 3\n\n\n"
+              "# Request Latencies (usec)\npercentile latency x\n50 7000 0.30103\n99 9000 2\n\n\n");
+        const std::string gp = file_text(sch / "plots" / "latency.gp");
+        CHECK(gp.find("set xtics ('50' 0.301030, '90' 1.000000, '99' 2.000000, '99.9' 3.000000)") != std::string::npos);
+        CHECK(gp.find("set ylabel 'latency (usec)'") != std::string::npos);
     }
     // Again from the directory; a sweep of two variants over two group counts.
     for (const char* name : {"timeline", "miss_rates"})
@@ -398,6 +409,8 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     INFO(sweep.out << sweep.err);
     REQUIRE(sweep.status == 0);
     check_image(out / "sweep.png");
+    // Group counts are whole: a tick at each one swept, none at 1.5.
+    CHECK(file_text(out / "sweep.gp").find("set xtics (1, 2)") != std::string::npos);
     check_image(out / "sweep.svg");
     // The data: one block per variant, x ascending, each point the run's migrations.
     const std::string dat = file_text(out / "sweep.dat");
