@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -83,6 +84,16 @@ void run_gnuplot(const std::string& dir, const std::string& script) {
     while (std::getline(in, line))
         if (!line.empty()) first = line; // gnuplot's last message names the problem
     fail("gnuplot failed on " + (fs::path(dir) / script).string() + ": " + first);
+}
+
+std::string category_colour(const std::string& category) {
+    static const std::pair<const char*, const char*> colours[] = {
+        {"same CPU", "#4477AA"},  {"SMT sibling", "#EE6677"}, {"same LLC", "#228833"}, {"other LLC", "#CCBB44"},
+        {"other node", "#AA3377"}, {"own L2", "#66CCEE"},     {"own L3", "#228833"},   {"other L3", "#CCBB44"},
+        {"DRAM", "#BBBBBB"}};
+    for (const auto& [name, rgb] : colours)
+        if (category == name) return std::string("'") + rgb + "'";
+    return "";
 }
 
 } // namespace warmsched::sim

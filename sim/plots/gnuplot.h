@@ -18,6 +18,12 @@ void run_gnuplot(const std::string& dir, const std::string& script);
 void write_gnuplot_script(const std::string& dir, const std::string& name, const std::string& body,
                           int width = 1200, int height = 600);
 
+// One colour per category in every figure (a colour-blind-safe palette, Paul Tol's "bright"): the
+// migration distances ("SMT sibling", "same LLC", "other LLC", "other node") and where a miss was served
+// ("own L2", "own L3", "other L3", "DRAM"), so that "same LLC" is the same green in every panel. As
+// gnuplot wants it after `lc rgb`: "'#228833'"; another name gets gnuplot's next default colour ("").
+std::string category_colour(const std::string& category);
+
 // A gnuplot string literal: single quotes, with ' doubled.
 std::string gnuplot_quoted(const std::string& s);
 

@@ -169,7 +169,11 @@ void plot_run(const std::string& dir, std::ostream& out) {
                      "set title 'Migrations by distance (per 1/100 of the run)'\n"
                      "set xlabel 'simulated time (ms)'\nset ylabel 'migrations'\nset key top right\n"
                      "set key autotitle columnhead\n"
-                     "plot for [i=2:5] 'migrations.dat' using 1:i with linespoints pt 7 ps 0.5\n");
+                     "plot 'migrations.dat' using 1:2 with linespoints pt 7 ps 0.5 lc rgb " +
+                         category_colour("SMT sibling") + ", '' using 1:3 with linespoints pt 7 ps 0.5 lc rgb " +
+                         category_colour("same LLC") + ", '' using 1:4 with linespoints pt 7 ps 0.5 lc rgb " +
+                         category_colour("other LLC") + ", '' using 1:5 with linespoints pt 7 ps 0.5 lc rgb " +
+                         category_colour("other node") + "\n");
         run_gnuplot(plots_dir, "migrations.gp");
         drawn.push_back("migrations");
     }

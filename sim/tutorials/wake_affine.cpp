@@ -4,6 +4,7 @@
 // in the target's LLC only; with the CPUs split, some wakeups still land in the other LLC (the previous
 // CPU was there, or wake_affine chose the waker's side), and those refill their lines from the other L3.
 // The counts and the refill come from the run's migration report; nothing here charges a distance.
+#include "sim/plots/gnuplot.h"
 #include "sim/tutorials/tutorial.h"
 
 #include <map>
@@ -104,10 +105,15 @@ public:
              "set title 'hackbench Time'\nset ylabel 's'\nset xrange [-0.6:1.6]\n"
              "plot 'time.dat' using 0:2:xtic(1) with boxes notitle lc rgb '#4477aa'\nset xrange [*:*]\n"
              "set style histogram rowstacked\nset title 'Wakeup migrations by distance'\nset ylabel 'migrations'\n"
-             "set key top left\nplot for [i=2:4] 'wakeup_migrations.dat' using i:xtic(1) title columnheader(i)\n"
-             "set style histogram clustered gap 1\nset title 'Refill per wakeup migration'\n"
-             "set ylabel 'us of stalls per migration'\n"
-             "plot for [i=2:3] 'refill.dat' using i:xtic(1) title columnheader(i)\nunset multiplot\n",
+             "set key top left\nplot 'wakeup_migrations.dat' using 2:xtic(1) title columnheader(2) lc rgb " +
+                 category_colour("SMT sibling") + ", '' using 3 title columnheader(3) lc rgb " +
+                 category_colour("same LLC") + ", '' using 4 title columnheader(4) lc rgb " +
+                 category_colour("other LLC") +
+                 "\nset style histogram clustered gap 1\nset title 'Refill per wakeup migration'\n"
+                 "set ylabel 'us of stalls per migration'\n"
+                 "plot 'refill.dat' using 2:xtic(1) title columnheader(2) lc rgb " +
+                 category_colour("same LLC") + ", '' using 3 title columnheader(3) lc rgb " +
+                 category_colour("other LLC") + "\nunset multiplot\n",
              1500, 600});
         return r;
     }

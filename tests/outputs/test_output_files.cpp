@@ -409,6 +409,9 @@ TEST_CASE("plot draws PNG and SVG files of a run and of a sweep with gnuplot") {
     INFO(sweep.out << sweep.err);
     REQUIRE(sweep.status == 0);
     check_image(out / "sweep.png");
+    // A distance has one colour in every figure ("same LLC" green here and in the wake-affine tutorial).
+    CHECK(file_text(dir / "plots" / "migrations.gp").find("using 1:3 with linespoints pt 7 ps 0.5 lc rgb '#228833'") !=
+          std::string::npos);
     // Group counts are whole: a tick at each one swept, none at 1.5.
     CHECK(file_text(out / "sweep.gp").find("set xtics (1, 2)") != std::string::npos);
     check_image(out / "sweep.svg");
