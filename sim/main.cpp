@@ -354,6 +354,10 @@ int sc_main(int argc_all, char* argv_all[]) {
                         "Results directories, or sweep directories (their results.db: one column per grid "
                         "point); the first is the baseline")
         ->required();
+    std::string compare_by;
+    compare->add_option("--by", compare_by,
+                        "A sweep directory: compare the points that differ only in this axis (--by kernel.version: "
+                        "cfs against eevdf at the same groups), one table per combination of the other axes");
     bool compare_wide = false;
     compare->add_flag("--wide", compare_wide,
                       "warmsched's wider view: full metric names, Amean (Stddev) in one cell, 6 digits");
@@ -625,8 +629,17 @@ int sc_main(int argc_all, char* argv_all[]) {
                 if (databases.size() != compare_dirs.size())
                     throw config::config_error(std::vector<std::string>{
                         "compare: give sweep directories or results directories, not both"});
+                if (!compare_by.empty()) {
+                    if (databases.size() != 1)
+                        throw config::config_error(std::vector<std::string>{
+                            "compare --by: give one sweep directory (it compares that sweep's points)"});
+                    return sim::sweep::compare_sweep_by(std::cout, databases.front(), compare_by, compare_wide);
+                }
                 return sim::sweep::compare_sweeps(std::cout, databases, compare_wide);
             }
+            if (!compare_by.empty())
+                throw config::config_error(std::vector<std::string>{
+                    "compare --by: for a sweep directory (its axes); results directories are compared as given"});
             return compare_wide ? sim::print_comparison_wide(std::cout, compare_dirs)
                                 : sim::print_comparison(std::cout, compare_dirs);
         }

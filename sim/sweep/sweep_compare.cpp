@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -74,6 +75,52 @@ int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases,
     for (const auto& l : legend) out << "  " << l << "\n";
     // A sweep still running or killed: say so, the table counts only its complete runs.
     for (const auto& l : incomplete) out << "incomplete sweep: " << l << " (only those are counted)\n";
+    return rc;
+}
+
+int compare_sweep_by(std::ostream& out, const std::string& database, const std::string& axis, bool wide) {
+    sweep_db db(database);
+    refuse_damaged(db, database, "compare");
+    const auto points = db.complete_metrics();
+    if (points.empty()) fail("compare: no complete run in " + database);
+    std::vector<std::string> axes;
+    for (const auto& [k, v] : points.front().axes) axes.push_back(k);
+    if (std::find(axes.begin(), axes.end(), axis) == axes.end()) {
+        std::string list;
+        for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+        fail("compare --by " + axis + ": not an axis of " + database + " (its axes: " +
+             (list.empty() ? "none, one point" : list) + ")");
+    }
+    // The groups: the other axes' values, in the sweep's order.
+    std::vector<std::string> groups;
+    std::map<std::string, std::vector<compare_column>> columns;
+    std::vector<std::string> order;
+    for (const auto& p : points) {
+        std::string group, value;
+        for (const auto& [k, v] : p.axes) {
+            if (k == axis)
+                value = v;
+            else
+                group += (group.empty() ? "" : " ") + k + "=" + v;
+        }
+        if (!columns.count(group)) groups.push_back(group);
+        compare_column c;
+        c.name = value;
+        for (const auto& [metric, values] : p.metrics) {
+            if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
+            c.samples[metric] = values;
+        }
+        columns[group].push_back(std::move(c));
+    }
+    int rc = 0;
+    for (const auto& g : groups) {
+        out << "== " << axis << " at " << (g.empty() ? "the one point of the other axes" : g) << "\n";
+        rc = std::max(rc, wide ? print_comparison_wide(out, columns[g], order) : print_comparison(out, columns[g], order));
+        out << "\n";
+    }
+    if (const auto [runs, complete] = db.run_counts(); complete < runs)
+        out << "incomplete sweep: " << database << ": " << complete << " of " << runs
+            << " runs complete (only those are counted)\n";
     return rc;
 }
 

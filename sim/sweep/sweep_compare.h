@@ -18,6 +18,10 @@ std::string sweep_database_of(const std::string& arg);
 
 // compare over the complete runs of the databases (the first point of the first is the baseline).
 int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases, bool wide);
+// compare --by AXIS of one sweep: the points that differ only in AXIS side by side (kernel.version=cfs
+// against eevdf at the same groups), one table per combination of the other axes, the first value of
+// AXIS the baseline of each. Refused (config_error) when AXIS is not one of the sweep's axes.
+int compare_sweep_by(std::ostream& out, const std::string& database, const std::string& axis, bool wide);
 
 // plot --sweep: `metric` (default: the first) against the axis `x_axis` (numeric values), one line per
 // combination of the other axes.

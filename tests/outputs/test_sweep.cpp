@@ -254,6 +254,25 @@ TEST_CASE("sweep: the database holds every run's params, provenance and stats.js
         c.out, m, std::regex(R"(\nAmean\s+hackbench-Time-s\s+([0-9.]+) [(*][^)*]*[)*]\s+([0-9.]+))")));
     CHECK(std::stod(m[2].str()) == Approx((t1 + t2) / 2).margin(1e-4));
 
+    // compare --by kernel.version: cfs against eevdf at each group count, one table each.
+    const auto by = test::run_cli("compare --by kernel.version " + out.string());
+    INFO(by.out << by.err);
+    REQUIRE(by.status == 0);
+    CHECK(by.out.find("== kernel.version at groups=1\n") != std::string::npos);
+    CHECK(by.out.find("== kernel.version at groups=2\n") != std::string::npos);
+    CHECK(by.out.find("runs: cfs=2 eevdf=2") != std::string::npos);
+    // Each table's eevdf column is that group count's point: at groups=2, p0003's mean.
+    const double e1 = std::stod(query(db, "SELECT value FROM metrics WHERE run_id='p0003-s1' AND name='hackbench Time (s)'")[0][0]);
+    const double e2 = std::stod(query(db, "SELECT value FROM metrics WHERE run_id='p0003-s2' AND name='hackbench Time (s)'")[0][0]);
+    const std::string second = by.out.substr(by.out.find("== kernel.version at groups=2"));
+    REQUIRE(std::regex_search(
+        second, m, std::regex(R"(\nAmean\s+hackbench-Time-s\s+([0-9.]+) [(*][^)*]*[)*]\s+([0-9.]+))")));
+    CHECK(std::stod(m[2].str()) == Approx((e1 + e2) / 2).margin(1e-4));
+    const auto bad = test::run_cli("compare --by kernel " + out.string());
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("compare --by kernel: not an axis of ") != std::string::npos);
+    CHECK(bad.err.find("(its axes: kernel.version, groups)") != std::string::npos);
+
     // plot --sweep of the database: the metric against a numeric axis, a line per kernel.
     const fs::path plots = file.parent_path() / "plots";
     const auto p = test::run_cli("plot --sweep " + out.string() + " --x groups --out " + plots.string());
