@@ -66,9 +66,22 @@ bool job_in_queue(const std::string& job) {
     }
 }
 
-void wait_for(const std::string& job, double poll_s) {
-    while (job_in_queue(job))
+// Waits while the job is in the queue. With a database, prints the array's progress as its runs report
+// it (pending / running / complete / failed) each time it changes.
+void wait_for(const std::string& job, double poll_s, sweep_db* db = nullptr, std::ostream* out = nullptr) {
+    sweep_db::status_counts shown{~std::size_t{0}, 0, 0, 0};
+    while (job_in_queue(job)) {
+        if (db && out) {
+            const sweep_db::status_counts c = db->counts_by_status();
+            if (!(c == shown)) {
+                *out << "job " << job << ": " << c.pending << " pending, " << c.running << " running, " << c.complete
+                     << " complete, " << c.failed << " failed\n";
+                out->flush();
+                shown = c;
+            }
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(poll_s * 1000)));
+    }
 }
 } // namespace
 
@@ -133,7 +146,7 @@ int run_slurm(sweep_session& session, const slurm_options& o, std::ostream& out)
         << "\n";
     out.flush();
     if (!o.wait) return 0;
-    wait_for(job, o.poll_s);
+    wait_for(job, o.poll_s, &db, &out);
     db.erase_value("slurm_job");
     return session.summary(out);
 }

@@ -360,6 +360,16 @@ std::pair<std::size_t, std::size_t> sweep_db::run_counts() {
     return {static_cast<std::size_t>(s.integer(0)), static_cast<std::size_t>(s.integer(1))};
 }
 
+sweep_db::status_counts sweep_db::counts_by_status() {
+    statement s(db_,
+                "SELECT IFNULL(SUM(status = 'pending'), 0), IFNULL(SUM(status = 'running'), 0), "
+                "IFNULL(SUM(status = 'complete'), 0), IFNULL(SUM(status = 'failed'), 0) FROM runs",
+                path_);
+    s.step();
+    return {static_cast<std::size_t>(s.integer(0)), static_cast<std::size_t>(s.integer(1)),
+            static_cast<std::size_t>(s.integer(2)), static_cast<std::size_t>(s.integer(3))};
+}
+
 std::vector<sweep_db::point_samples> sweep_db::complete_metrics() {
     std::vector<point_samples> out;
     std::map<std::size_t, std::size_t> at; // point -> index in out

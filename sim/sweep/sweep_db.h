@@ -87,6 +87,14 @@ public:
     std::vector<point_samples> complete_metrics();
     // How many runs the grid has, and how many are complete.
     std::pair<std::size_t, std::size_t> run_counts();
+    // How many runs are pending, running, complete and failed (a Slurm array's progress).
+    struct status_counts {
+        std::size_t pending = 0, running = 0, complete = 0, failed = 0;
+        bool operator==(const status_counts& o) const {
+            return pending == o.pending && running == o.running && complete == o.complete && failed == o.failed;
+        }
+    };
+    status_counts counts_by_status();
 
     // Runs `sql` with no result rows; throws config_error on failure.
     void exec(const std::string& sql);

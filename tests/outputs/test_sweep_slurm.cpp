@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -121,6 +122,22 @@ TEST_CASE("sweep slurm: 8 runs as a job array on a real Slurm, SIGKILLed and res
     REQUIRE(r.status == 0);
     CHECK(r.out.find("submitted job") != std::string::npos);
     CHECK(r.out.find("8 runs (4 points x 2 seeds), 8 complete") != std::string::npos);
+    // While the array runs, its progress as the runs report it: the complete count only grows, and every
+    // line accounts for the 8 runs.
+    {
+        const std::regex line(R"(job \d+: (\d+) pending, (\d+) running, (\d+) complete, (\d+) failed\n)");
+        long long last_complete = -1, lines = 0;
+        for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), line); it != std::sregex_iterator(); ++it) {
+            const long long p = std::stoll((*it)[1]), run = std::stoll((*it)[2]), c = std::stoll((*it)[3]),
+                            f = std::stoll((*it)[4]);
+            CHECK(p + run + c + f == 8);
+            CHECK(c >= last_complete);
+            CHECK(c >= done_before);
+            last_complete = c;
+            ++lines;
+        }
+        CHECK(lines >= 1);
+    }
     CHECK(query_number(db.string(), "SELECT COUNT(*) FROM runs WHERE status = 'complete'") == 8);
     CHECK(query_number(db.string(), "SELECT COUNT(DISTINCT id) FROM runs") == 8);
     for (const auto& row : finished_before)
