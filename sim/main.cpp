@@ -715,8 +715,8 @@ int sc_main(int argc_all, char* argv_all[]) {
     } catch (const workloads::help_requested& e) { // `-- hackbench --help`: the tool's usage, status 0
         std::cout << e.what() << "\n";
         return 0;
-    } catch (const workloads::usage_error& e) { // the workload's own usage message, as the tool prints it
-        std::cerr << e.what() << "\n";
+    } catch (const workloads::usage_error& e) { // the workload's own usage message, as the tool prints it;
+        std::cerr << (e.own_words() ? "error: " : "") << e.what() << "\n"; // or ours about its input file
         return 2;
     } catch (const twin::twin_failure& e) { // the guest failed: the run's fault, not the input's
         std::cerr << "error: twin: " << e.what() << "\n";

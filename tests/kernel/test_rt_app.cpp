@@ -570,7 +570,8 @@ TEST_CASE("rt-app command line errors are one line naming the file and the JSON 
     std::ofstream(p) << R"({"tasks": {"t": {"phases": {"p": {"run": 10, "sleeep": 5}}}}})";
     auto r = run_cli("run --platform zen3-5950x --out /tmp/rtapp-cli-none -- rt-app " + p.string());
     CHECK(r.status != 0);
-    CHECK_THAT(r.err, Catch::StartsWith("rt-app: " + p.string() + ": tasks.t.phases.p.sleeep: unknown key"));
+    // warmsched's own words about the file: after "error: ", as every other error
+    CHECK_THAT(r.err, Catch::StartsWith("error: rt-app: " + p.string() + ": tasks.t.phases.p.sleeep: unknown key"));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     r = run_cli("run --platform zen3-5950x --out /tmp/rtapp-cli-none -- rt-app");
     CHECK(r.status != 0);
@@ -700,7 +701,7 @@ TEST_CASE("rt-app's own examples (Debian's rt-app, /usr/share/doc/rt-app): each 
         } else {
             CHECK(r.status == 2);
             CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-            CHECK(r.err.rfind("rt-app: " + e.path().string(), 0) == 0);
+            CHECK(r.err.rfind("error: rt-app: " + e.path().string(), 0) == 0);
             CHECK(r.err.find(want->second) != std::string::npos);
         }
     }

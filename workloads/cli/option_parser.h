@@ -15,10 +15,17 @@
 
 namespace warmsched::workloads {
 
-// A workload command line the real tool would reject; what() is the complete text to print.
+// A workload command line the real tool would reject; what() is the complete text to print. `own_words`:
+// the text is warmsched's, about the tool's input (an rt-app taskset file's key), not the tool's own
+// usage message -- printed after `error: `, as every other error of warmsched.
 class usage_error : public std::runtime_error {
 public:
-    explicit usage_error(const std::string& text) : std::runtime_error(text) {}
+    explicit usage_error(const std::string& text, bool own_words = false)
+        : std::runtime_error(text), own_words_(own_words) {}
+    bool own_words() const { return own_words_; }
+
+private:
+    bool own_words_;
 };
 
 // --help (or -h): the tool's usage text was asked for; what() is it. The run prints it on stdout and

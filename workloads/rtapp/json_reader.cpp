@@ -120,7 +120,7 @@ json parse_json_text(const std::string& text, const std::string& source, const s
         if (at != std::string::npos &&
             std::sscanf(what.c_str() + at, "at line %lu, column %lu: %n", &line_no, &col_no, &used) == 2 && used > 0)
             throw usage_error(tool + ": " + source + ":" + std::to_string(line_no) + ":" + std::to_string(col_no) +
-                              ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(used)));
+                              ": malformed JSON: " + what.substr(at + static_cast<std::size_t>(used)), true);
         // No line in the message: count it from the byte offset.
         std::size_t line = 1, col = 1;
         for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
@@ -132,12 +132,12 @@ json parse_json_text(const std::string& text, const std::string& source, const s
             }
         }
         throw usage_error(tool + ": " + source + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                          ": malformed JSON: " + what);
+                          ": malformed JSON: " + what, true);
     } catch (const json::out_of_range& e) { // 406: a number past a double's range, e.g. 1e400
         const std::string what = e.what();
         const std::size_t q = what.find("number overflow");
         throw usage_error(tool + ": " + source + ": " +
-                          (q == std::string::npos ? what : what.substr(q)) + " (beyond a double's range)");
+                          (q == std::string::npos ? what : what.substr(q)) + " (beyond a double's range)", true);
     }
     return doc;
 }
@@ -145,7 +145,7 @@ json parse_json_text(const std::string& text, const std::string& source, const s
 json read_json_file(const std::string& path, const std::string& tool) {
     std::string why;
     const std::optional<std::string> text = base::read_input_file(path, why);
-    if (!text) throw usage_error(tool + ": " + path + ": " + why);
+    if (!text) throw usage_error(tool + ": " + path + ": " + why, true);
     return parse_json_text(*text, path, tool);
 }
 

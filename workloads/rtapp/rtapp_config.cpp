@@ -106,7 +106,7 @@ struct parser {
     std::vector<std::string> not_modelled; // refused after the whole file has been checked
 
     [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-        throw usage_error("rt-app: " + file + ": " + path + ": " + what);
+        throw usage_error("rt-app: " + file + ": " + path + ": " + what, true);
     }
     void later(const std::string& path, const std::string& what) {
         not_modelled.push_back("rt-app: " + file + ": " + path + ": " + what);
@@ -794,7 +794,7 @@ struct parser {
             }
         }
         check_log_names();
-        if (!not_modelled.empty()) throw usage_error(not_modelled.front());
+        if (!not_modelled.empty()) throw usage_error(not_modelled.front(), true);
     }
 };
 
