@@ -93,8 +93,12 @@ int run_workloads(const experiment& e, const std::string& final_dir, std::ostrea
     }
     if (progress && !e.duration_ns) { // the run ends with its last workload: known if each one's end is
         std::uint64_t end = 0;
-        for (const auto& w : ws) end = w.w->expected_end_ns() == 0 ? ~0ull : std::max(end, w.w->expected_end_ns());
-        progress->set_end_ns(end == ~0ull ? 0 : end);
+        bool known = true;
+        for (const auto& w : ws) {
+            known = known && w.w->expected_end_ns() > 0;
+            end = std::max(end, w.w->expected_end_ns());
+        }
+        progress->set_end_ns(known ? end : 0);
     }
     if (!e.duration_ns)
         for (const auto& w : ws)

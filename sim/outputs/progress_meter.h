@@ -6,9 +6,9 @@
 // workload::expected_end_ns), else unknown. It is rewritten in place once a second of wall time, checked
 // at every tick, switch and wakeup the scheduler traces (no SystemC event of its own: an extra event would
 // move the end of a run that stops when its workloads end; counting ticks alone left a slow run's line
-// 20 s old), starting after 2 s of wall time, and cleared at the end. It is only created when stderr is a terminal, so runs whose stderr goes to a
-// file or pipe are untouched. Also here: a tee that lets the progress meter and the trace recorders all
-// observe the scheduler.
+// 20 s old), starting after 2 s of wall time, and cleared at the end. It is only created when stderr is a
+// terminal, so runs whose stderr goes to a file or pipe are untouched. Also here: a tee that lets the
+// progress meter and the trace recorders all observe the scheduler.
 #pragma once
 
 #include "scheduler/core/sched_tracepoints.h"

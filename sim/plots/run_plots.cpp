@@ -233,13 +233,13 @@ void plot_run(const std::string& dir, std::ostream& out) {
             for (const auto& pt : s.points)
                 if (pt.first >= 100) at[pt.first] = last + 1;
         // The unit, when every series gives the same one ("Wakeup Latencies (usec)").
-        std::string unit;
-        for (const auto& s : latencies) {
-            const auto open = s.title.rfind('(');
-            const std::string u = open == std::string::npos ? "" : s.title.substr(open + 1, s.title.size() - open - 2);
-            unit = &s == &latencies.front() || u == unit ? u : "";
-            if (unit.empty()) break;
-        }
+        const auto unit_of = [](const std::string& title) {
+            const auto open = title.rfind('(');
+            return open == std::string::npos ? std::string() : title.substr(open + 1, title.size() - open - 2);
+        };
+        std::string unit = unit_of(latencies.front().title);
+        for (const auto& s : latencies)
+            if (unit_of(s.title) != unit) unit.clear();
         base::output_file dat((plots / "latency.dat").string());
         for (const auto& s : latencies) {
             dat << "# " << s.title << "\npercentile latency x\n"; // x: where the percentile is drawn

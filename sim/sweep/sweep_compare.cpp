@@ -31,6 +31,18 @@ void refuse_damaged(sweep_db& db, const std::string& file, const std::string& co
          "; start the sweep again (warmsched sweep SWEEP.yaml) to run it again");
 }
 
+// A point's column of compare's table: its complete runs' samples of each metric; metrics not yet in
+// `order` are appended to it (first-seen order).
+compare_column column_of(const sweep_db::point_samples& p, std::string name, std::vector<std::string>& order) {
+    compare_column c;
+    c.name = std::move(name);
+    for (const auto& [metric, values] : p.metrics) {
+        if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
+        c.samples[metric] = values;
+    }
+    return c;
+}
+
 std::string point_name(std::size_t point) {
     char b[24];
     std::snprintf(b, sizeof b, "p%04zu", point);
@@ -59,14 +71,8 @@ int compare_sweeps(std::ostream& out, const std::vector<std::string>& databases,
         const std::string prefix =
             databases.size() > 1 ? fs::path(file).parent_path().filename().string() + "/" : std::string();
         for (const auto& p : db.complete_metrics()) {
-            compare_column c;
-            c.name = prefix + point_name(p.point);
-            for (const auto& [metric, values] : p.metrics) {
-                if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
-                c.samples[metric] = values;
-            }
-            legend.push_back(c.name + ": " + (p.label.empty() ? "(the one point)" : p.label));
-            cols.push_back(std::move(c));
+            cols.push_back(column_of(p, prefix + point_name(p.point), order));
+            legend.push_back(cols.back().name + ": " + (p.label.empty() ? "(the one point)" : p.label));
         }
     }
     if (cols.empty()) fail("compare: no complete run in " + databases.front());
@@ -104,13 +110,7 @@ int compare_sweep_by(std::ostream& out, const std::string& database, const std::
                 group += (group.empty() ? "" : " ") + k + "=" + v;
         }
         if (!columns.count(group)) groups.push_back(group);
-        compare_column c;
-        c.name = value;
-        for (const auto& [metric, values] : p.metrics) {
-            if (std::find(order.begin(), order.end(), metric) == order.end()) order.push_back(metric);
-            c.samples[metric] = values;
-        }
-        columns[group].push_back(std::move(c));
+        columns[group].push_back(column_of(p, value, order));
     }
     int rc = 0;
     for (const auto& g : groups) {
